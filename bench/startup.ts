@@ -1,0 +1,32 @@
+// `dexlake start` on a fresh data dir, then again on the kept data: time from spawn to GET /health = 200,
+// printed with the ratio to the foundation issue's ceilings (20 s fresh, 5 s restart; below 1.00 is within).
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from '../db/embedded.ts';
+import { runDexlake, waitForOk } from '../test/harness/cli.ts';
+
+const dataDir = path.join(tmpdir(), `dexlake-bench-${randomBytes(6).toString('hex')}`);
+
+async function timeToHealthy(label: string, ceilingMs: number): Promise<void> {
+  const port = await freePort();
+  const started = performance.now();
+  const running = runDexlake(['start'], { DEXLAKE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' });
+  await waitForOk(`http://127.0.0.1:${port}/health`, running);
+  const ms = performance.now() - started;
+  const stopAt = performance.now();
+  running.child.kill('SIGINT');
+  const { code } = await running.exited;
+  const stopMs = performance.now() - stopAt;
+  console.log(
+    `startup ${label.padEnd(8)} healthy in ${(ms / 1000).toFixed(2)} s  ceiling ${(ceilingMs / 1000).toFixed(0)} s  ratio ${(ms / ceilingMs).toFixed(2)}  (SIGINT -> exit ${code} in ${(stopMs / 1000).toFixed(2)} s)`,
+  );
+}
+
+try {
+  await timeToHealthy('fresh', 20_000);
+  await timeToHealthy('restart', 5_000);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}

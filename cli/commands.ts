@@ -1,0 +1,77 @@
+// The long-running and one-shot subcommands: index, serve, migrate.
+import pino from 'pino';
+import type { Config } from './config.ts';
+import { openDatabase, type DatabaseHandle } from './database.ts';
+import { connect } from '../db/connect.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { buildServer } from '../api/server.ts';
+import { runIndexer } from '../indexer/main.ts';
+import { startStatusServer } from '../indexer/status-server.ts';
+
+/** Resolves on SIGINT, SIGTERM, or (for a child of `dexlake start`) the parent going away. */
+function stopSignal(): AbortSignal {
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  if (process.connected) process.once('disconnect', stop);
+  return controller.signal;
+}
+
+async function withDatabase<T>(config: Config, fn: (db: DatabaseHandle) => Promise<T>): Promise<T> {
+  const database = await openDatabase(config, (line) => process.stderr.write(`${line}\n`));
+  try {
+    return await fn(database);
+  } finally {
+    await database.stop();
+  }
+}
+
+export async function index(config: Config): Promise<void> {
+  const signal = stopSignal();
+  await withDatabase(config, async ({ url }) => {
+    const logger = pino({ level: config.logLevel, base: { proc: 'indexer' } });
+    const db = connect(url, { onError: (err) => logger.warn({ err: err.message }, 'database connection lost') });
+    // The writer owns the schema; the status port opens only once it is migrated, so "healthy" means ready.
+    const applied = await migrateToLatest(db.kysely);
+    if (applied.length) logger.info({ applied }, 'migrated');
+    const status = config.indexerPort ? await startStatusServer(config.indexerPort, config.host) : undefined;
+    if (status) logger.info({ port: status.port }, 'status port listening');
+    try {
+      await runIndexer({ db, source: config.source, from: config.from, to: config.to, logger, signal, onHeight: status?.setHeight });
+    } finally {
+      await status?.close();
+      await db.close();
+    }
+    logger.info('indexer stopped');
+  });
+}
+
+export async function serve(config: Config): Promise<void> {
+  const signal = stopSignal();
+  await withDatabase(config, async ({ url }) => {
+    const db = connect(url, { connectTimeoutMs: 2_000 });
+    const app = await buildServer({ db, logLevel: config.logLevel });
+    db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
+    try {
+      await app.listen({ port: config.port, host: config.host });
+      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+      app.log.info('api stopping');
+    } finally {
+      await app.close();
+      await db.close();
+    }
+  });
+}
+
+export async function migrate(config: Config): Promise<void> {
+  await withDatabase(config, async ({ url }) => {
+    const db = connect(url, { max: 1 });
+    try {
+      const applied = await migrateToLatest(db.kysely);
+      process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'schema up to date\n');
+    } finally {
+      await db.close();
+    }
+  });
+}

@@ -1,0 +1,158 @@
+// Every setting of dexlake in one place: its environment variable, its flag, its default and what a
+// valid value looks like. The README's configuration table is checked against this list by a test.
+import { z } from 'zod';
+
+export interface Setting {
+  env: string;
+  flag?: string;
+  default?: string;
+  expected: string;
+  description: string;
+  schema: z.ZodType;
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+const url = (protocols: string[]) =>
+  z.string().refine((s) => {
+    try {
+      return protocols.includes(new URL(s).protocol);
+    } catch {
+      return false;
+    }
+  });
+const height = z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
+// A block source: devnet, files:PATH, lake:mainnet|testnet|s3://..., neardata:mainnet|testnet|http(s)://...
+const source = z.string().regex(/^(devnet(:\d+)?|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/);
+
+export const settings = {
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    flag: '--database-url',
+    expected: 'a postgres:// or postgresql:// URL',
+    description: 'PostgreSQL to use; when unset an embedded PostgreSQL is started under DEXLAKE_DATA_DIR',
+    schema: url(['postgres:', 'postgresql:']),
+  },
+  port: {
+    env: 'PORT',
+    flag: '--port',
+    default: '3000',
+    expected: 'an integer from 0 to 65535',
+    description: 'HTTP port of the API',
+    schema: port,
+  },
+  host: {
+    env: 'HOST',
+    flag: '--host',
+    default: '127.0.0.1',
+    expected: 'a host name or IP address',
+    description: 'Address the API listens on',
+    schema: z.string().regex(/^[A-Za-z0-9.:_\-[\]]+$/),
+  },
+  nearNetwork: {
+    env: 'NEAR_NETWORK',
+    flag: '--network',
+    default: 'mainnet',
+    expected: 'mainnet or testnet',
+    description: 'NEAR network of the data; routing answers only on mainnet',
+    schema: z.enum(['mainnet', 'testnet']),
+  },
+  dataDir: {
+    env: 'DEXLAKE_DATA_DIR',
+    flag: '--data-dir',
+    default: '.dexlake',
+    expected: 'a directory path',
+    description: 'Where the embedded PostgreSQL keeps its data (in `pg/` below it)',
+    schema: z.string().min(1),
+  },
+  pgPort: {
+    env: 'DEXLAKE_PG_PORT',
+    flag: '--pg-port',
+    default: '5432',
+    expected: 'an integer from 0 to 65535',
+    description: 'Preferred port of the embedded PostgreSQL; a free one is chosen when it is taken',
+    schema: port,
+  },
+  logLevel: {
+    env: 'LOG_LEVEL',
+    flag: '--log-level',
+    default: 'info',
+    expected: 'one of fatal, error, warn, info, debug, trace, silent',
+    description: 'Log level of every process',
+    schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+  },
+  source: {
+    env: 'DEXLAKE_SOURCE',
+    flag: '--source',
+    default: 'devnet',
+    expected: 'devnet, files:PATH, lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL or neardata:mainnet|testnet|URL',
+    description: 'Where the indexer reads blocks from',
+    schema: source,
+  },
+  from: {
+    env: 'DEXLAKE_FROM',
+    flag: '--from',
+    expected: 'a block height (non-negative integer)',
+    description: 'First height to index; default: resume after the checkpoint',
+    schema: height,
+  },
+  to: {
+    env: 'DEXLAKE_TO',
+    flag: '--to',
+    expected: 'a block height (non-negative integer)',
+    description: 'Last height to index; default: follow the chain forever',
+    schema: height,
+  },
+  indexerPort: {
+    env: 'INDEXER_PORT',
+    flag: '--indexer-port',
+    default: '0',
+    expected: 'an integer from 0 to 65535 (0: no health port)',
+    description: 'Port of the indexer health and metrics endpoint (0 turns it off)',
+    schema: port,
+  },
+  nearRpcUrl: {
+    env: 'NEAR_RPC_URL',
+    flag: '--rpc',
+    expected: 'an http:// or https:// URL',
+    description: 'NEAR JSON-RPC endpoint for views such as ft_metadata; unset: no RPC calls',
+    schema: url(['http:', 'https:']),
+  },
+} satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof settings;
+type Value<K extends SettingName> = z.output<(typeof settings)[K]['schema']>;
+export type Config = { [K in SettingName]: (typeof settings)[K] extends { default: string } ? Value<K> : Value<K> | undefined };
+
+/** A setting with a bad value: the message names the variable or flag, the value and what is expected. */
+export class ConfigError extends Error {}
+
+/**
+ * Reads every setting: a flag given on the command line wins over the environment, which wins over the default.
+ * Empty environment values count as unset.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, flags: Partial<Record<SettingName, string>> = {}): Config {
+  const config: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(settings) as [SettingName, Setting][]) {
+    const fromFlag = flags[name];
+    const fromEnv = env[setting.env] === '' ? undefined : env[setting.env];
+    const raw = fromFlag ?? fromEnv ?? setting.default;
+    if (raw === undefined) continue;
+    const parsed = setting.schema.safeParse(raw);
+    if (!parsed.success) {
+      const origin = fromFlag !== undefined ? setting.flag : setting.env;
+      throw new ConfigError(`invalid ${origin}=${JSON.stringify(raw)}: expected ${setting.expected}`);
+    }
+    config[name] = parsed.data;
+  }
+  return config as Config;
+}
+
+/** The environment that hands a resolved config to a child process (flags become variables). */
+export function configEnv(config: Config): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, setting] of Object.entries(settings) as [SettingName, Setting][]) {
+    const value = config[name];
+    if (value !== undefined) env[setting.env] = String(value);
+  }
+  return env;
+}

@@ -1,0 +1,82 @@
+// The `dexlake` command. Every subcommand reads its settings through config.ts (flags win over environment
+// variables); a bad value ends the program with one line and exit code 2.
+import { Command } from 'commander';
+// Command modules load lazily, so `--help` and config errors answer without loading the server stack.
+import { ConfigError, loadConfig, settings, type Config, type SettingName } from './config.ts';
+
+const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
+const apiSettings: SettingName[] = ['port', 'host'];
+const indexerSettings: SettingName[] = ['source', 'from', 'to', 'indexerPort', 'nearRpcUrl'];
+
+/** commander's attribute name for a flag: `--data-dir` -> `dataDir`. */
+const attribute = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function withSettings(command: Command, names: SettingName[]): Command {
+  for (const name of names) {
+    const s = settings[name];
+    const env = `env ${s.env}`;
+    command.option(`${s.flag} <value>`, `${s.description} (${'default' in s ? `${env}, default ${s.default}` : env})`);
+  }
+  return command;
+}
+
+function configOf(command: Command, names: SettingName[]): Config {
+  const opts = command.opts<Record<string, string | undefined>>();
+  const flags: Partial<Record<SettingName, string>> = {};
+  for (const name of names) {
+    const value = opts[attribute(settings[name].flag)];
+    if (value !== undefined) flags[name] = value;
+  }
+  return loadConfig(process.env, flags);
+}
+
+const program = new Command('dexlake')
+  .description('Swap routing and token data for NEAR, on an event-sourced indexer over PostgreSQL')
+  .showHelpAfterError()
+  .enablePositionalOptions();
+
+const all = [...commonSettings, ...apiSettings, ...indexerSettings];
+withSettings(program.command('start').description('database, migrations, then the indexer and the api (the default of `npm start`)'), all).action(
+  async (_opts, command: Command) => {
+    const { start } = await import('./start.ts');
+    await start(configOf(command, all));
+  },
+);
+
+const indexNames = [...commonSettings, ...indexerSettings, 'host' as const];
+withSettings(program.command('index').description('run the indexer: read blocks from the source into PostgreSQL'), indexNames).action(
+  async (_opts, command: Command) => {
+    const { index } = await import('./commands.ts');
+    await index(configOf(command, indexNames));
+  },
+);
+
+const serveNames = [...commonSettings, ...apiSettings];
+withSettings(program.command('serve').description('run the api: routing and token data over HTTP and WebSocket'), serveNames).action(
+  async (_opts, command: Command) => {
+    const { serve } = await import('./commands.ts');
+    await serve(configOf(command, serveNames));
+  },
+);
+
+withSettings(program.command('migrate').description('apply the schema migrations and exit'), commonSettings).action(async (_opts, command: Command) => {
+  const { migrate } = await import('./commands.ts');
+  await migrate(configOf(command, commonSettings));
+});
+
+for (const [name, description] of [
+  ['replay', 're-ingest a range of blocks from a source (--from, --to); tables end as a clean run leaves them'],
+  ['rebuild', 'truncate the projections and re-derive them from the event log'],
+] as const) {
+  withSettings(program.command(name).description(description), [...commonSettings, ...indexerSettings]).action(() => {
+    throw new Error(`${name} is not available yet`);
+  });
+}
+
+try {
+  await program.parseAsync(process.argv);
+  process.exit(0);
+} catch (err) {
+  process.stderr.write(`dexlake: ${err instanceof ConfigError ? err.message : ((err as Error).message ?? String(err))}\n`);
+  process.exit(err instanceof ConfigError ? 2 : 1);
+}

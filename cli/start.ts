@@ -1,0 +1,84 @@
+// `dexlake start`: the database, the migrations, then the indexer and the api as two child processes whose
+// log lines are prefixed by process. A signal stops both children, then PostgreSQL; a child that dies stops
+// the whole with a non-zero exit. Nothing is left behind.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { configEnv, type Config } from './config.ts';
+import { openDatabase } from './database.ts';
+import { formatLogLine, lineSplitter } from './log.ts';
+import { connect } from '../db/connect.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+
+const BIN = fileURLToPath(new URL('../bin/dexlake.js', import.meta.url));
+const CHILD_STOP_TIMEOUT_MS = 10_000;
+
+export async function start(config: Config): Promise<never> {
+  const say = (line: string) => process.stdout.write(`${formatLogLine('dexlake', JSON.stringify({ level: 30, time: Date.now(), msg: line }))}\n`);
+  const database = await openDatabase(config, say);
+  const children = new Map<string, ChildProcess>();
+  let stopping: Promise<never> | undefined;
+
+  const stopAll = (code: number): Promise<never> =>
+    (stopping ??= (async () => {
+      await Promise.all([...children.values()].map(stopChild));
+      await database.stop();
+      if (database.embedded) say('embedded PostgreSQL stopped');
+      process.exit(code);
+    })());
+
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals > 1) {
+      say(`${signal} again: killing everything`);
+      for (const child of children.values()) child.kill('SIGKILL');
+      return;
+    }
+    say(`${signal}: stopping`);
+    void stopAll(0);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    const db = connect(database.url, { max: 1 });
+    try {
+      const applied = await migrateToLatest(db.kysely);
+      say(applied.length ? `migrated: ${applied.join(', ')}` : 'schema up to date');
+    } finally {
+      await db.close();
+    }
+  } catch (err) {
+    say(`migration failed: ${(err as Error).message}`);
+    return stopAll(1);
+  }
+  if (stopping) return stopping;
+
+  const env = { ...process.env, ...configEnv(config), DATABASE_URL: database.url };
+  for (const [name, command] of [['indexer', 'index'], ['api', 'serve']] as const) {
+    // An IPC channel lets a child notice that this process died (even by SIGKILL) and stop by itself.
+    const child = spawn(process.execPath, [BIN, command], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    children.set(name, child);
+    const print = lineSplitter((line) => process.stdout.write(`${formatLogLine(name, line)}\n`));
+    child.stdout!.on('data', print);
+    child.stderr!.on('data', print);
+    child.on('exit', (code, signal) => {
+      children.delete(name);
+      if (stopping) return;
+      say(`${name} exited unexpectedly (${signal ?? `code ${code}`}): stopping`);
+      void stopAll(1);
+    });
+  }
+  return new Promise<never>(() => {});
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_STOP_TIMEOUT_MS);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,61 @@
+// One pg pool and its Kysely wrapper per process. Every pool gets an error handler: an idle client that loses
+// its server (a restart, a dropped database) must not crash the process.
+import pg from 'pg';
+import { Kysely, PostgresDialect } from 'kysely';
+import type { Database } from './schema.ts';
+
+const INT8_OID = 20;
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export interface Db {
+  kysely: Kysely<Database>;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+export interface ConnectOptions {
+  max?: number;
+  /** Fail a connection attempt after this long instead of waiting for the OS (a down server must answer fast). */
+  connectTimeoutMs?: number;
+  onError?: (err: Error) => void;
+  applicationName?: string;
+}
+
+export function connect(url: string, options: ConnectOptions = {}): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+    application_name: options.applicationName ?? 'dexlake',
+    types,
+  });
+  pool.on('error', options.onError ?? (() => {}));
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  let closed: Promise<void> | undefined;
+  return { kysely, pool, close: () => (closed ??= kysely.destroy()) };
+}
+
+/** The URL of another database on the same server (used to create and drop databases). */
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${encodeURIComponent(database)}`;
+  return u.toString();
+}
+
+export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** Creates the database named in `url` when it does not exist yet, via the server's `postgres` database. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  const admin = new pg.Client({ connectionString: withDatabase(url, 'postgres') });
+  await admin.connect();
+  try {
+    const { rowCount } = await admin.query('select 1 from pg_database where datname = $1', [name]);
+    if (!rowCount) await admin.query(`create database ${quoteIdent(name)}`);
+  } finally {
+    await admin.end();
+  }
+}

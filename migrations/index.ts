@@ -1,0 +1,8 @@
+// Ordered, forward-only schema migrations. A migration is a module exporting `up`; add it here under a name
+// that sorts after the previous ones. Listed statically so they load the same under node, tsx and vitest.
+import type { Migration } from 'kysely';
+import * as init from './0001_init.ts';
+
+export const migrations: Record<string, Migration> = {
+  '0001_init': init,
+};

@@ -1,0 +1,37 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { connect } from '../db/connect.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { createTestDatabase } from './harness/db.ts';
+
+describe('migrations', () => {
+  it('create the foundation tables once; a second run applies nothing', async () => {
+    const database = await createTestDatabase();
+    const db = connect(database.url);
+    try {
+      expect(await migrateToLatest(db.kysely)).toEqual(['0001_init']);
+      expect(await migrateToLatest(db.kysely)).toEqual([]);
+      const tables = await sql<{ table_name: string }>`
+        select table_name from information_schema.tables where table_schema = 'public' and table_name not like 'kysely_%' order by 1`.execute(db.kysely);
+      expect(tables.rows.map((r) => r.table_name)).toEqual(['blocks', 'checkpoints', 'events']);
+      // The event log's key: one row per (block, receipt, index).
+      await db.kysely.insertInto('events').values({ block_height: 1, receipt_id: 'r', index: 0, kind: 'k', timestamp_ms: 1, tx_hash: null, payload: '{}' }).execute();
+      await expect(
+        db.kysely.insertInto('events').values({ block_height: 1, receipt_id: 'r', index: 0, kind: 'k', timestamp_ms: 1, tx_hash: null, payload: '{}' }).execute(),
+      ).rejects.toThrow(/events_pkey/);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('run concurrently from two connections without applying anything twice', async () => {
+    const database = await createTestDatabase();
+    const [a, b] = [connect(database.url), connect(database.url)];
+    try {
+      const applied = await Promise.all([migrateToLatest(a.kysely), migrateToLatest(b.kysely)]);
+      expect(applied.flat()).toEqual(['0001_init']);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});

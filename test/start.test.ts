@@ -1,0 +1,115 @@
+// `dexlake start` for real: embedded PostgreSQL, the two children, clean shutdown, restart on the same data,
+// a dying child, and the orphans of a killed run.
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort } from '../db/embedded.ts';
+import { processesMentioning, runDexlake, waitForOk, waitUntil, type Running } from './harness/cli.ts';
+
+const dataDir = path.join(tmpdir(), `dexlake-start-${randomBytes(6).toString('hex')}`);
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function startDexlake(env: Record<string, string> = {}): Promise<{ running: Running; port: number; databaseUrl: string }> {
+  const port = await freePort();
+  const running = runDexlake(['start'], { DEXLAKE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', ...env });
+  const health = await waitForOk(`http://127.0.0.1:${port}/health`, running);
+  expect(health).toEqual({ db: 'ok', height: null, lag_seconds: null });
+  const pgPort = Number(/embedded PostgreSQL ready on 127\.0\.0\.1:(\d+)/.exec(running.output())?.[1]);
+  const password = (await import('node:fs')).readFileSync(path.join(dataDir, 'dexlake-password'), 'utf8');
+  return { running, port, databaseUrl: `postgres://postgres:${password}@127.0.0.1:${pgPort}/dexlake` };
+}
+
+async function query(url: string, sql: string, params: unknown[] = []) {
+  const client = new pg.Client(url);
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('dexlake start', () => {
+  it('serves /health on embedded PostgreSQL and stops everything on SIGTERM with exit 0', async () => {
+    const { running, databaseUrl } = await startDexlake();
+    expect(running.output()).toContain('[indexer]');
+    expect(running.output()).toContain('[api]');
+    expect(await query(databaseUrl, 'show server_encoding')).toEqual([{ server_encoding: 'UTF8' }]);
+    // A marker that must survive the restart below.
+    await query(databaseUrl, `insert into checkpoints (name, height, hash) values ('marker', 7, 'x')`);
+    expect(processesMentioning(dataDir).length).toBeGreaterThanOrEqual(3);
+
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
+    expect(processesMentioning(dataDir)).toEqual([]);
+  });
+
+  it('restarts on the same data, and takes a free port when the preferred one is busy', async () => {
+    const busy: Server = createServer();
+    const busyPort = await freePort();
+    await new Promise<void>((resolve) => busy.listen(busyPort, '127.0.0.1', resolve));
+    try {
+      const { running, databaseUrl } = await startDexlake({ DEXLAKE_PG_PORT: String(busyPort) });
+      expect(running.output()).not.toContain('initialising a new PostgreSQL cluster');
+      expect(new URL(databaseUrl).port).not.toBe(String(busyPort));
+      expect(await query(databaseUrl, `select height from checkpoints where name = 'marker'`)).toEqual([{ height: '7' }]);
+      running.child.kill('SIGINT');
+      expect(await running.exited).toEqual({ code: 0, signal: null });
+      expect(processesMentioning(dataDir)).toEqual([]);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it('stops the whole with a non-zero exit when a child dies', async () => {
+    const { running } = await startDexlake();
+    const api = processesMentioning(dataDir).find((p) => p.cmd.endsWith(' serve '));
+    expect(api).toBeDefined();
+    process.kill(api!.pid, 'SIGKILL');
+    const { code } = await running.exited;
+    expect(code).not.toBe(0);
+    expect(running.output()).toMatch(/api exited unexpectedly \(SIGKILL\): stopping/);
+    expect(await waitUntil(() => processesMentioning(dataDir).length === 0)).toBe(true);
+  });
+
+  it('after a SIGKILL of dexlake, its children stop by themselves and the next start clears the orphaned PostgreSQL', async () => {
+    const first = await startDexlake();
+    first.running.child.kill('SIGKILL');
+    await first.running.exited;
+    // The node children notice the parent is gone; PostgreSQL, in its own process group, is left orphaned.
+    expect(await waitUntil(() => processesMentioning(dataDir).every((p) => !p.cmd.includes('bin/dexlake.js')))).toBe(true);
+    expect(processesMentioning(dataDir).some((p) => p.cmd.includes('postgres'))).toBe(true);
+
+    const second = await startDexlake();
+    expect(second.running.output()).toMatch(/stopping orphaned postgres/);
+    second.running.child.kill('SIGTERM');
+    expect(await second.running.exited).toEqual({ code: 0, signal: null });
+    expect(processesMentioning(dataDir)).toEqual([]);
+  });
+});
+
+describe('dexlake command line', () => {
+  it('lists every subcommand in --help', async () => {
+    const running = runDexlake(['--help']);
+    expect((await running.exited).code).toBe(0);
+    for (const command of ['start', 'index', 'serve', 'migrate', 'replay', 'rebuild']) {
+      expect(running.output()).toMatch(new RegExp(`^  ${command} \\[options\\]`, 'm'));
+    }
+  });
+
+  it('stops with one line naming the variable and exit code 2 on a bad value', async () => {
+    const running = runDexlake(['start'], { PORT: 'abc', DEXLAKE_DATA_DIR: dataDir });
+    expect((await running.exited).code).toBe(2);
+    expect(running.output()).toBe('dexlake: invalid PORT="abc": expected an integer from 0 to 65535\n');
+  });
+
+  it('names the flag when the bad value came from a flag', async () => {
+    const running = runDexlake(['serve', '--log-level', 'loud']);
+    expect((await running.exited).code).toBe(2);
+    expect(running.output()).toBe('dexlake: invalid --log-level="loud": expected one of fatal, error, warn, info, debug, trace, silent\n');
+  });
+});
