@@ -1,0 +1,310 @@
+// Block -> core events (NEP-141 transfers/mints/burns, NEAR transfers, NEP-145 storage
+// deposits, NEP-148 metadata at init). Pure: no I/O, never throws on contract-controlled text
+// (logs, call args); malformed input there is skipped.
+
+import type { Action, Block, ReceiptOutcome } from './block.ts';
+import type { CoreEvent } from './events.ts';
+import { isValidAccountId } from './token-id.ts';
+import { parseU128 } from './units.ts';
+
+export interface DecodeOptions {
+  /**
+   * Contracts whose plain-text `Deposit <n> NEAR to <a>` / `Withdraw <n> NEAR from <a>` logs are
+   * wNEAR mints and burns. The wording is too generic to trust from any other contract.
+   */
+  wrapContracts?: ReadonlySet<string>;
+}
+
+export const DEFAULT_WRAP_CONTRACTS: ReadonlySet<string> = new Set(['wrap.near', 'wrap.testnet']);
+
+/** Init methods whose `metadata` argument is the token's NEP-148 metadata. */
+const INIT_METHODS: ReadonlySet<string> = new Set(['new', 'new_default_meta', 'init', 'initialize']);
+
+/** Gas and deposit refunds come from this pseudo-account. */
+const SYSTEM_ACCOUNT = 'system';
+
+const EVENT_PREFIX = 'EVENT_JSON:';
+
+// Legacy logs, exactly as near-sdk 3.x's FungibleToken writes them (`log!("Transfer {} from {}
+// to {}")`, `log!("Memo: {}")` right after it when a memo was given, `log!("Refund {} from {} to
+// {}")` in ft_resolve_transfer) and as wrap.near writes its (un)wrapping (`Deposit {} NEAR to
+// {}`, `Withdraw {} NEAR from {}`; another w-near build says `yoctoNEAR`). Amounts are yocto.
+const LEGACY_MOVE = /^(Transfer|Refund) (\d+) from (\S+) to (\S+)$/;
+const LEGACY_DEPOSIT = /^Deposit (\d+) NEAR to (\S+)$/;
+const LEGACY_WITHDRAW = /^Withdraw (\d+) (?:NEAR|yoctoNEAR) from (\S+)$/;
+const MEMO_PREFIX = 'Memo: ';
+
+export function decodeBlock(block: Block, options?: DecodeOptions): CoreEvent[] {
+  const wrapContracts = options?.wrapContracts ?? DEFAULT_WRAP_CONTRACTS;
+  const events: CoreEvent[] = [];
+  for (const shard of block.shards) {
+    for (const outcome of shard.receiptOutcomes) {
+      decodeOutcome(block, outcome, wrapContracts, events);
+    }
+  }
+  return events;
+}
+
+/** Success statuses. A failed receipt's state changes are rolled back, but its logs stay in the
+ * block: they must not become events. `Unknown` is not success either. */
+export function isSuccess(outcome: ReceiptOutcome): boolean {
+  const kind = outcome.status.kind;
+  return kind === 'SuccessValue' || kind === 'SuccessReceiptId';
+}
+
+function decodeOutcome(
+  block: Block,
+  outcome: ReceiptOutcome,
+  wrapContracts: ReadonlySet<string>,
+  out: CoreEvent[],
+): void {
+  if (!isSuccess(outcome)) return;
+  const ctx: Ctx = {
+    blockHeight: block.height,
+    timestampMs: block.timestampMs,
+    receiptId: outcome.receiptId,
+    txHash: outcome.txHash,
+    index: 0,
+    out,
+  };
+  if (outcome.receipt.kind === 'Action') {
+    for (const action of outcome.receipt.actions) decodeAction(ctx, outcome, action);
+  }
+  if (outcome.logs.length > 0) decodeLogs(ctx, outcome, wrapContracts);
+}
+
+interface Ctx {
+  blockHeight: number;
+  timestampMs: number;
+  receiptId: string;
+  txHash: string | null;
+  index: number;
+  out: CoreEvent[];
+}
+
+function decodeAction(ctx: Ctx, outcome: ReceiptOutcome, action: Action): void {
+  switch (action.kind) {
+    case 'Transfer':
+      ctx.out.push({
+        blockHeight: ctx.blockHeight,
+        timestampMs: ctx.timestampMs,
+        receiptId: ctx.receiptId,
+        txHash: ctx.txHash,
+        index: ctx.index++,
+        kind: 'near_transfer',
+        from: outcome.predecessorId,
+        to: outcome.receiverId,
+        amount: action.deposit,
+        refund: outcome.predecessorId === SYSTEM_ACCOUNT,
+      });
+      return;
+    case 'FunctionCall':
+      if (action.methodName === 'storage_deposit') {
+        decodeStorageDeposit(ctx, outcome, action.argsBase64, action.deposit);
+      } else if (INIT_METHODS.has(action.methodName)) {
+        decodeInitMetadata(ctx, outcome, action.argsBase64);
+      }
+      return;
+    // A Delegate action moves nothing by itself: executing it creates a new receipt
+    // (predecessor = delegate sender, receiver = delegate receiver, actions = the inner ones)
+    // that runs later, often in a later block, and yields its own events there. Decoding the
+    // inner Transfers here as well would count them twice.
+    default:
+      return;
+  }
+}
+
+function decodeStorageDeposit(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: string, deposit: bigint): void {
+  const args = parseArgs(argsBase64);
+  const accountId = args?.account_id;
+  ctx.out.push({
+    blockHeight: ctx.blockHeight,
+    timestampMs: ctx.timestampMs,
+    receiptId: ctx.receiptId,
+    txHash: ctx.txHash,
+    index: ctx.index++,
+    kind: 'storage_deposit',
+    contractId: outcome.receiverId,
+    // NEP-145: no account_id means the caller registers itself.
+    accountId: typeof accountId === 'string' && isValidAccountId(accountId) ? accountId : outcome.predecessorId,
+    deposit,
+    registrationOnly: args?.registration_only === true,
+  });
+}
+
+function decodeInitMetadata(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: string): void {
+  const m = parseArgs(argsBase64)?.metadata;
+  if (m === null || typeof m !== 'object' || Array.isArray(m)) return;
+  const meta = m as Record<string, unknown>;
+  const { spec, name, symbol, decimals } = meta;
+  // `decimals` also tells fungible-token metadata from NFT metadata (same init shape).
+  if (typeof spec !== 'string' || typeof name !== 'string' || typeof symbol !== 'string') return;
+  if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 255) return;
+  const icon = optionalString(meta.icon);
+  const reference = optionalString(meta.reference);
+  if (icon === undefined || reference === undefined) return;
+  ctx.out.push({
+    blockHeight: ctx.blockHeight,
+    timestampMs: ctx.timestampMs,
+    receiptId: ctx.receiptId,
+    txHash: ctx.txHash,
+    index: ctx.index++,
+    kind: 'token_metadata',
+    contractId: outcome.receiverId,
+    spec,
+    name,
+    symbol,
+    decimals,
+    icon,
+    reference,
+    source: 'init',
+  });
+}
+
+function decodeLogs(ctx: Ctx, outcome: ReceiptOutcome, wrapContracts: ReadonlySet<string>): void {
+  const logs = outcome.logs;
+  const contractId = outcome.executorId;
+  // A contract that speaks NEP-297 may also keep a legacy text line for the same move (e.g. a
+  // `Refund` log next to the refund's ft_transfer event): trust only the events then.
+  let legacyAllowed = true;
+  for (const log of logs) {
+    if (log.startsWith(EVENT_PREFIX) && log.includes('nep141')) {
+      legacyAllowed = false;
+      break;
+    }
+  }
+  for (let i = 0; i < logs.length; i++) {
+    const log = logs[i] as string;
+    if (log.startsWith(EVENT_PREFIX)) {
+      decodeNep141Event(ctx, contractId, log);
+    } else if (legacyAllowed) {
+      decodeLegacyLog(ctx, contractId, log, logs[i + 1], wrapContracts);
+    }
+  }
+}
+
+function decodeNep141Event(ctx: Ctx, contractId: string, log: string): void {
+  // Cheap filter before JSON.parse: most EVENT_JSON logs belong to other standards.
+  if (!log.includes('nep141')) return;
+  let event: unknown;
+  try {
+    event = JSON.parse(log.slice(EVENT_PREFIX.length));
+  } catch {
+    return;
+  }
+  if (event === null || typeof event !== 'object') return;
+  const { standard, event: name, data } = event as Record<string, unknown>;
+  if (standard !== 'nep141' || !Array.isArray(data)) return;
+  // All items or none: a half-valid event is a broken contract, not a partial transfer.
+  if (name === 'ft_transfer') {
+    const items: [string, string, bigint, string | null][] = [];
+    for (const item of data) {
+      if (item === null || typeof item !== 'object') return;
+      const { old_owner_id: from, new_owner_id: to, amount, memo } = item as Record<string, unknown>;
+      const value = parseU128(amount);
+      const memoText = optionalString(memo);
+      if (!isAccount(from) || !isAccount(to) || value === null || memoText === undefined) return;
+      items.push([from, to, value, memoText]);
+    }
+    for (const [from, to, amount, memo] of items) pushTransfer(ctx, contractId, from, to, amount, memo);
+  } else if (name === 'ft_mint' || name === 'ft_burn') {
+    const items: [string, bigint][] = [];
+    for (const item of data) {
+      if (item === null || typeof item !== 'object') return;
+      const { owner_id: owner, amount, memo } = item as Record<string, unknown>;
+      const value = parseU128(amount);
+      if (!isAccount(owner) || value === null || optionalString(memo) === undefined) return;
+      items.push([owner, value]);
+    }
+    for (const [owner, amount] of items) pushSupply(ctx, name, contractId, owner, amount);
+  }
+}
+
+function decodeLegacyLog(
+  ctx: Ctx,
+  contractId: string,
+  log: string,
+  next: string | undefined,
+  wrapContracts: ReadonlySet<string>,
+): void {
+  const first = log.charCodeAt(0);
+  if (first === 84 /* T */ || first === 82 /* R */) {
+    const m = LEGACY_MOVE.exec(log);
+    if (m === null) return;
+    const amount = parseU128(m[2]);
+    const from = m[3] as string;
+    const to = m[4] as string;
+    if (amount === null || !isValidAccountId(from) || !isValidAccountId(to)) return;
+    const memo = m[1] === 'Transfer' && next?.startsWith(MEMO_PREFIX) ? next.slice(MEMO_PREFIX.length) : null;
+    pushTransfer(ctx, contractId, from, to, amount, memo);
+    return;
+  }
+  if (!wrapContracts.has(contractId)) return;
+  if (first === 68 /* D */) {
+    const m = LEGACY_DEPOSIT.exec(log);
+    const amount = m === null ? null : parseU128(m[1]);
+    const owner = m?.[2];
+    if (amount !== null && owner !== undefined && isValidAccountId(owner)) {
+      pushSupply(ctx, 'ft_mint', contractId, owner, amount);
+    }
+  } else if (first === 87 /* W */) {
+    const m = LEGACY_WITHDRAW.exec(log);
+    const amount = m === null ? null : parseU128(m[1]);
+    const owner = m?.[2];
+    if (amount !== null && owner !== undefined && isValidAccountId(owner)) {
+      pushSupply(ctx, 'ft_burn', contractId, owner, amount);
+    }
+  }
+}
+
+function pushTransfer(ctx: Ctx, contractId: string, from: string, to: string, amount: bigint, memo: string | null): void {
+  ctx.out.push({
+    blockHeight: ctx.blockHeight,
+    timestampMs: ctx.timestampMs,
+    receiptId: ctx.receiptId,
+    txHash: ctx.txHash,
+    index: ctx.index++,
+    kind: 'ft_transfer',
+    contractId,
+    from,
+    to,
+    amount,
+    memo,
+  });
+}
+
+function pushSupply(ctx: Ctx, kind: 'ft_mint' | 'ft_burn', contractId: string, owner: string, amount: bigint): void {
+  ctx.out.push({
+    blockHeight: ctx.blockHeight,
+    timestampMs: ctx.timestampMs,
+    receiptId: ctx.receiptId,
+    txHash: ctx.txHash,
+    index: ctx.index++,
+    kind,
+    contractId,
+    owner,
+    amount,
+  });
+}
+
+/** Call args as a JSON object, or null (args are arbitrary bytes; JSON is a convention). */
+function parseArgs(argsBase64: string): Record<string, unknown> | null {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(argsBase64, 'base64').toString('utf8'));
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+/** string -> itself, null/absent -> null, anything else -> undefined (invalid). */
+function optionalString(v: unknown): string | null | undefined {
+  if (typeof v === 'string') return v;
+  return v === null || v === undefined ? null : undefined;
+}
+
+function isAccount(v: unknown): v is string {
+  return typeof v === 'string' && isValidAccountId(v);
+}
