@@ -1,4 +1,4 @@
-// The long-running and one-shot subcommands: index, serve, migrate.
+// The subcommands that do the work: index, serve, migrate, replay, rebuild.
 import pino from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './database.ts';
@@ -7,6 +7,9 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { buildServer } from '../api/server.ts';
 import { runIndexer } from '../indexer/main.ts';
 import { startStatusServer } from '../indexer/status-server.ts';
+import { createProgress } from '../indexer/progress.ts';
+import { rebuild, replay } from '../indexer/replay.ts';
+import { openSource } from '../indexer/sources/index.ts';
 
 /** Resolves on SIGINT, SIGTERM, or (for a child of `dexlake start`) the parent going away. */
 function stopSignal(): AbortSignal {
@@ -70,6 +73,42 @@ export async function migrate(config: Config): Promise<void> {
     try {
       const applied = await migrateToLatest(db.kysely);
       process.stdout.write(applied.length ? `applied ${applied.join(', ')}\n` : 'schema up to date\n');
+    } finally {
+      await db.close();
+    }
+  });
+}
+
+export async function replayCommand(config: Config): Promise<void> {
+  if (config.from === undefined || config.to === undefined) throw new Error('replay needs --from and --to');
+  const { from, to } = config;
+  const signal = stopSignal();
+  await withDatabase(config, async ({ url }) => {
+    const logger = pino({ level: config.logLevel, base: { proc: 'replay' } });
+    const db = connect(url);
+    try {
+      await migrateToLatest(db.kysely);
+      const source = openSource(config.source);
+      const progress = createProgress({ logger, from, to, tty: process.stderr.isTTY ? process.stderr : undefined });
+      const result = await replay({ db, source, from, to, signal, progress });
+      progress.done();
+      logger.info({ ...result, from, to }, 'replayed');
+    } finally {
+      await db.close();
+    }
+  });
+}
+
+export async function rebuildCommand(config: Config): Promise<void> {
+  await withDatabase(config, async ({ url }) => {
+    const logger = pino({ level: config.logLevel, base: { proc: 'rebuild' } });
+    const db = connect(url);
+    try {
+      await migrateToLatest(db.kysely);
+      const progress = createProgress({ logger, tty: process.stderr.isTTY ? process.stderr : undefined });
+      const events = await rebuild(db, progress);
+      progress.done();
+      logger.info({ events }, 'rebuilt every projection from the event log');
     } finally {
       await db.close();
     }

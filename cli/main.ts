@@ -64,14 +64,21 @@ withSettings(program.command('migrate').description('apply the schema migrations
   await migrate(configOf(command, commonSettings));
 });
 
-for (const [name, description] of [
-  ['replay', 're-ingest a range of blocks from a source (--from, --to); tables end as a clean run leaves them'],
-  ['rebuild', 'truncate the projections and re-derive them from the event log'],
-] as const) {
-  withSettings(program.command(name).description(description), [...commonSettings, ...indexerSettings]).action(() => {
-    throw new Error(`${name} is not available yet`);
-  });
-}
+const replayNames = [...commonSettings, 'source', 'from', 'to'] as SettingName[];
+withSettings(
+  program.command('replay').description('re-ingest blocks --from A --to B from --source; every table ends as a clean run leaves it'),
+  replayNames,
+).action(async (_opts, command: Command) => {
+  const { replayCommand } = await import('./commands.ts');
+  await replayCommand(configOf(command, replayNames));
+});
+
+withSettings(program.command('rebuild').description('truncate the projections and re-derive them from the event log'), commonSettings).action(
+  async (_opts, command: Command) => {
+    const { rebuildCommand } = await import('./commands.ts');
+    await rebuildCommand(configOf(command, commonSettings));
+  },
+);
 
 try {
   await program.parseAsync(process.argv);

@@ -59,3 +59,30 @@ export async function ensureDatabase(url: string): Promise<void> {
     await admin.end();
   }
 }
+
+/** A transaction on one pooled client: Kysely for queries, and the raw client for COPY. */
+export interface Tx {
+  kysely: Kysely<Database>;
+  client: pg.PoolClient;
+}
+
+/** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  const client = await db.pool.connect();
+  let result: T;
+  try {
+    await client.query('begin');
+    // Kysely over this one client: its "pool" hands out the same connection and never releases it.
+    const single = { connect: async () => ({ query: client.query.bind(client), release() {} }), end: async () => {} };
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: single as unknown as pg.Pool }) });
+    result = await fn({ kysely, client });
+    await client.query('commit');
+  } catch (err) {
+    // A client whose rollback fails is broken: destroy it rather than return it to the pool.
+    const broken = await client.query('rollback').then(() => false, () => true);
+    client.release(broken);
+    throw err;
+  }
+  client.release();
+  return result;
+}

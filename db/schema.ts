@@ -27,8 +27,64 @@ export interface EventsTable {
   payload: ColumnType<unknown, string, string>;
 }
 
+/** numeric(40,0): read as a decimal string, written from a bigint or a decimal string. */
+type Amount = ColumnType<string, string | bigint, string | bigint>;
+
+export interface TransfersTable {
+  block_height: number;
+  receipt_id: string;
+  index: number;
+  timestamp_ms: number;
+  tx_hash: string | null;
+  token: string;
+  sender: string | null;
+  receiver: string | null;
+  amount: Amount;
+  memo: string | null;
+}
+
+export interface BalancesTable {
+  token: string;
+  account: string;
+  balance: Amount;
+  updated_height: number;
+}
+
+export interface BalanceHistoryTable {
+  token: string;
+  account: string;
+  block_height: number;
+  balance: Amount;
+}
+
+export interface TokensTable {
+  token: string;
+  symbol: string | null;
+  name: string | null;
+  decimals: number | null;
+  icon: string | null;
+  reference: string | null;
+  metadata_source: string | null;
+  total_supply: ColumnType<string | null, string | bigint | null, string | bigint | null>;
+  holders: Generated<number>;
+  created_height: number;
+  updated_height: number;
+}
+
+export interface StorageRegistrationsTable {
+  contract_id: string;
+  account_id: string;
+  deposit: Amount;
+  registered_height: number;
+}
+
 export interface Database {
   blocks: BlocksTable;
   checkpoints: CheckpointsTable;
   events: EventsTable;
+  transfers: TransfersTable;
+  balances: BalancesTable;
+  balance_history: BalanceHistoryTable;
+  tokens: TokensTable;
+  storage_registrations: StorageRegistrationsTable;
 }

@@ -1,6 +1,9 @@
 // The indexer's run loop: follow the configured block source until stopped (the schema is migrated by then).
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
+import { ingest } from './pipeline.ts';
+import { createProgress } from './progress.ts';
+import { openSource } from './sources/index.ts';
 
 export interface IndexerOptions {
   db: Db;
@@ -13,8 +16,17 @@ export interface IndexerOptions {
 }
 
 export async function runIndexer(options: IndexerOptions): Promise<void> {
-  const { logger, signal } = options;
-  // Block sources arrive with the ingestion issue; until then the indexer stays up and idle.
-  logger.warn({ source: options.source }, 'no block source is implemented yet: idle until stopped');
-  await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+  const { db, logger, signal } = options;
+  if (options.source.startsWith('devnet')) {
+    // The devnet simulator arrives with the DEX-indexing issue; until then `dexlake start` idles rather than fail.
+    logger.warn({ source: options.source }, 'the devnet source is not implemented yet: idle until stopped (use --source files:PATH, lake:... or neardata:...)');
+    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
+    return;
+  }
+  const source = openSource(options.source);
+  logger.info({ source: source.name, from: options.from, to: options.to }, 'indexing');
+  const progress = createProgress({ logger, from: options.from, to: options.to, tty: process.stderr.isTTY ? process.stderr : undefined });
+  const result = await ingest({ db, source, from: options.from, to: options.to, signal, progress, onBatch: options.onHeight });
+  progress.done();
+  logger.info({ ...result }, signal.aborted ? 'stopped' : 'source ended');
 }

@@ -2,7 +2,9 @@
 // that sorts after the previous ones. Listed statically so they load the same under node, tsx and vitest.
 import type { Migration } from 'kysely';
 import * as init from './0001_init.ts';
+import * as tokenProjections from './0002_token_projections.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
+  '0002_token_projections': tokenProjections,
 };

@@ -1,14 +1,15 @@
 // `dexlake start` for real: embedded PostgreSQL, the two children, clean shutdown, restart on the same data,
 // a dying child, and the orphans of a killed run.
 import { randomBytes } from 'node:crypto';
-import { rmSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freePort } from '../db/embedded.ts';
-import { processesMentioning, runDexlake, waitForOk, waitUntil, type Running } from './harness/cli.ts';
+import { BIN, processesMentioning, runDexlake, waitForOk, waitUntil, type Running } from './harness/cli.ts';
 
 const dataDir = path.join(tmpdir(), `dexlake-start-${randomBytes(6).toString('hex')}`);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -111,5 +112,26 @@ describe('dexlake command line', () => {
     const running = runDexlake(['serve', '--log-level', 'loud']);
     expect((await running.exited).code).toBe(2);
     expect(running.output()).toBe('dexlake: invalid --log-level="loud": expected one of fatal, error, warn, info, debug, trace, silent\n');
+  });
+});
+
+const asNobody = process.getuid?.() === 0 && existsSync('/usr/sbin/runuser');
+describe.skipIf(!asNobody)('as a normal user', () => {
+  it('initialises and reuses its own embedded PostgreSQL', async () => {
+    const dir = path.join(tmpdir(), `dexlake-nobody-${randomBytes(6).toString('hex')}`);
+    const migrate = () =>
+      new Promise<string>((resolve, reject) =>
+        execFile('runuser', ['-u', 'nobody', '--', process.execPath, BIN, 'migrate', '--data-dir', dir, '--pg-port', '0'], (err, stdout) =>
+          err ? reject(err) : resolve(stdout),
+        ),
+      );
+    try {
+      expect(await migrate()).toBe('applied 0001_init, 0002_token_projections\n');
+      expect(await migrate()).toBe('schema up to date\n');
+      expect(statSync(path.join(dir, 'pg')).uid).toBe(Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })));
+      expect(processesMentioning(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -44,3 +44,19 @@ export async function createMigratedDb(): Promise<Db & { url: string; database: 
   await migrateToLatest(db.kysely);
   return { ...db, url: database.url, database };
 }
+
+/** Every table of the schema but the migrator's own, each with the checksum of all its rows. */
+export async function tableChecksums(db: Db): Promise<Record<string, string>> {
+  const tables = await db.pool.query<{ table_name: string }>(
+    `select table_name from information_schema.tables where table_schema = 'public' and table_name not like 'kysely_%' order by 1`,
+  );
+  const sums: Record<string, string> = {};
+  for (const { table_name } of tables.rows) {
+    const columns = table_name === 'checkpoints' ? 'x.name, x.height, x.hash' : 'x.*';
+    const { rows } = await db.pool.query<{ n: string; sum: string | null }>(
+      `select count(*)::text as n, md5(string_agg(row(${columns})::text, '|' order by row(${columns})::text)) as sum from ${quoteIdent(table_name)} x`,
+    );
+    sums[table_name] = `${rows[0]!.n}:${rows[0]!.sum ?? ''}`;
+  }
+  return sums;
+}

@@ -1,0 +1,43 @@
+// Domain events <-> rows of the `events` log. The row keeps the key and base fields in columns and the rest as
+// a JSON payload with amounts as decimal strings; reading a row back gives the same event, bigint and all.
+import type { CoreEvent } from '../near/events.ts';
+import type { Database } from '../db/schema.ts';
+import type { Selectable } from 'kysely';
+import type { CopyValue } from '../db/copy.ts';
+
+export type DomainEvent = CoreEvent;
+
+const BASE = new Set(['blockHeight', 'timestampMs', 'receiptId', 'txHash', 'index', 'kind']);
+/** Payload fields that hold u128 amounts. */
+const AMOUNTS = new Set(['amount', 'deposit']);
+
+export const EVENT_COLUMNS = ['block_height', 'receipt_id', 'index', 'kind', 'timestamp_ms', 'tx_hash', 'payload'] as const;
+
+/** An event as a row of `events`, in EVENT_COLUMNS order. */
+export function eventRow(event: DomainEvent): CopyValue[] {
+  const payload: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(event)) {
+    if (!BASE.has(key)) payload[key] = typeof value === 'bigint' ? value.toString() : value;
+  }
+  return [event.blockHeight, event.receiptId, event.index, event.kind, event.timestampMs, event.txHash, JSON.stringify(payload)];
+}
+
+export function fromRow(row: Selectable<Database['events']>): DomainEvent {
+  const event: Record<string, unknown> = {
+    blockHeight: row.block_height,
+    timestampMs: row.timestamp_ms,
+    receiptId: row.receipt_id,
+    txHash: row.tx_hash,
+    index: row.index,
+    kind: row.kind,
+  };
+  for (const [key, value] of Object.entries(row.payload as Record<string, unknown>)) {
+    event[key] = AMOUNTS.has(key) && typeof value === 'string' ? BigInt(value) : value;
+  }
+  return event as unknown as DomainEvent;
+}
+
+/** The order every projection sees events in, live and in rebuilds alike. */
+export function compareEvents(a: DomainEvent, b: DomainEvent): number {
+  return a.blockHeight - b.blockHeight || (a.receiptId < b.receiptId ? -1 : a.receiptId > b.receiptId ? 1 : 0) || a.index - b.index;
+}

@@ -1,0 +1,132 @@
+// The ingestion loop: blocks from a source, decoded into events, written a batch at a time. Batches grow while
+// the source has blocks ready (catching up) and shrink to one block when the next one is not there yet (the
+// chain head), so throughput and latency both come for free. While one batch commits, the next is read and
+// decoded: PostgreSQL and the decoder work at the same time, on different cores.
+import type { Db } from '../db/connect.ts';
+import type { Block } from '../near/block.ts';
+import { decodeBlock } from '../near/decode.ts';
+import type { DomainEvent } from './event-rows.ts';
+import type { Progress } from './progress.ts';
+import type { BlockSource } from './sources/source.ts';
+import { readCheckpoint, writeBatch, type BlockRow, type Checkpoint } from './store.ts';
+
+export interface BatchLimits {
+  maxBlocks: number;
+  maxEvents: number;
+  /** Flush when the next block has not arrived after this long. */
+  idleMs: number;
+}
+
+export const DEFAULT_LIMITS: BatchLimits = { maxBlocks: 500, maxEvents: 100_000, idleMs: 50 };
+
+export interface IngestOptions {
+  db: Db;
+  source: BlockSource;
+  from?: number;
+  to?: number;
+  signal: AbortSignal;
+  limits?: Partial<BatchLimits>;
+  progress?: Progress;
+  /** Called after each committed batch with its last height. */
+  onBatch?: (height: number) => void;
+}
+
+export interface IngestResult {
+  blocks: number;
+  events: number;
+  height: number | undefined;
+}
+
+/** The chain the source gave does not continue the indexed one. */
+export class ContinuityError extends Error {}
+
+export function decodeEvents(block: Block): DomainEvent[] {
+  return decodeBlock(block);
+}
+
+/**
+ * Ingests from the source until `to`, the end of the source, or the signal. Resumes after the checkpoint; blocks
+ * at or below it are skipped (re-ingesting a block already in the log changes nothing).
+ */
+export async function ingest(options: IngestOptions): Promise<IngestResult> {
+  const { db, source, signal } = options;
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  let last: Checkpoint | undefined = await readCheckpoint(db.kysely);
+  const from = options.from ?? (last ? last.height + 1 : undefined);
+  const result: IngestResult = { blocks: 0, events: 0, height: last?.height };
+
+  let blocks: BlockRow[] = [];
+  let events: DomainEvent[] = [];
+  // At most one batch in flight; its failure is kept and thrown by the next flush, so none is ever unhandled.
+  let writing: Promise<void> = Promise.resolve();
+  let failure: { error: unknown } | undefined;
+  const flush = async () => {
+    await writing;
+    if (failure) throw failure.error;
+    if (!blocks.length) return;
+    const batch = { blocks, events };
+    blocks = [];
+    events = [];
+    writing = writeBatch(db, batch.blocks, batch.events).then(
+      () => {
+        const height = batch.blocks.at(-1)!.height;
+        result.blocks += batch.blocks.length;
+        result.events += batch.events.length;
+        result.height = height;
+        options.progress?.update(height, batch.blocks.length, batch.events.length);
+        options.onBatch?.(height);
+      },
+      (error: unknown) => void (failure = { error }),
+    );
+  };
+  const drain = async () => {
+    await flush();
+    await flush();
+  };
+
+  const iterator = source.blocks({ from, to: options.to }, signal)[Symbol.asyncIterator]();
+  try {
+    let pending = iterator.next();
+    for (;;) {
+      const next = blocks.length ? await raceIdle(pending, limits.idleMs) : await pending;
+      if (next === IDLE) {
+        await drain();
+        continue;
+      }
+      if (next.done || signal.aborted) break;
+      pending = iterator.next();
+      const block = next.value;
+      if (last && block.height <= last.height) continue;
+      if (last && !source.sparse && block.prevHash !== last.hash) {
+        throw new ContinuityError(
+          `block ${block.height} (${block.hash}) has prev_hash ${block.prevHash}, but the last indexed block ${last.height} has hash ${last.hash}: ` +
+            `the source skipped blocks or is on another chain; re-index with \`dexlake replay\` or start elsewhere with --from`,
+        );
+      }
+      blocks.push({
+        height: block.height,
+        hash: block.hash,
+        prevHash: block.prevHash,
+        timestampMs: block.timestampMs,
+        gapBefore: last ? block.height - last.height - 1 : 0,
+      });
+      const decoded = decodeEvents(block);
+      for (const event of decoded) events.push(event);
+      last = { height: block.height, hash: block.hash };
+      if (blocks.length >= limits.maxBlocks || events.length >= limits.maxEvents) await flush();
+    }
+    await drain();
+  } finally {
+    await writing;
+    await iterator.return?.();
+  }
+  return result;
+}
+
+const IDLE = Symbol('idle');
+
+function raceIdle<T>(pending: Promise<T>, ms: number): Promise<T | typeof IDLE> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<typeof IDLE>((resolve) => (timer = setTimeout(() => resolve(IDLE), ms)));
+  return Promise.race([pending, idle]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,98 @@
+// Operators' tools over the event log. `rebuild` re-derives every projection from the log; `replay` re-ingests
+// a range of blocks into the log and then rebuilds. Each runs in one transaction, so a crash leaves the tables
+// as they were, and each is deterministic, so running it twice changes nothing.
+import { sql } from 'kysely';
+import { inTransaction, type Db, type Tx } from '../db/connect.ts';
+import { fromRow, type DomainEvent } from './event-rows.ts';
+import { decodeEvents } from './pipeline.ts';
+import type { Progress } from './progress.ts';
+import type { BlockSource } from './sources/source.ts';
+import { appendToLog, notify, project, saveCheckpoint, type BlockRow } from './store.ts';
+
+/** Every table derived from the log (blocks and events are the log; checkpoints are the indexer's own). */
+export const PROJECTIONS = ['transfers', 'balances', 'balance_history', 'tokens', 'storage_registrations'] as const;
+
+/** Events per rebuild step, rounded up to whole blocks (projections take whole blocks). */
+const CHUNK = 50_000;
+
+/** Truncates the projections and re-derives them from the event log, in log order. */
+export async function rebuildProjections(tx: Tx, progress?: Progress): Promise<number> {
+  await sql`truncate ${sql.join(PROJECTIONS.map((t) => sql.table(t)))}`.execute(tx.kysely);
+  let after = -1;
+  let total = 0;
+  for (;;) {
+    // The height of the CHUNK-th next event: this step takes every event up to and including its block.
+    const edge = await tx.kysely
+      .selectFrom('events')
+      .select('block_height')
+      .where('block_height', '>', after)
+      .orderBy('block_height')
+      .offset(CHUNK - 1)
+      .limit(1)
+      .executeTakeFirst();
+    let query = tx.kysely.selectFrom('events').selectAll().where('block_height', '>', after);
+    if (edge) query = query.where('block_height', '<=', edge.block_height);
+    const rows = await query.orderBy('block_height').orderBy('receipt_id').orderBy('index').execute();
+    if (!rows.length) break;
+    const events: DomainEvent[] = rows.map(fromRow);
+    await project(tx, events);
+    after = rows.at(-1)!.block_height;
+    total += rows.length;
+    progress?.update(after, 0, rows.length);
+    if (!edge) break;
+  }
+  return total;
+}
+
+export async function rebuild(db: Db, progress?: Progress): Promise<number> {
+  return inTransaction(db, async (tx) => {
+    const events = await rebuildProjections(tx, progress);
+    const head = await tx.kysely.selectFrom('blocks').select('height').orderBy('height', 'desc').limit(1).executeTakeFirst();
+    await notify(tx.kysely, JSON.stringify({ height: head?.height ?? 0, all: true }));
+    return events;
+  });
+}
+
+export interface ReplayOptions {
+  db: Db;
+  source: BlockSource;
+  from: number;
+  to: number;
+  signal: AbortSignal;
+  progress?: Progress;
+}
+
+/** Replaces the log's blocks and events in [from, to] with what the source gives now, then rebuilds. */
+export async function replay({ db, source, from, to, signal, progress }: ReplayOptions): Promise<{ blocks: number; events: number }> {
+  if (from > to) throw new Error(`replay: --from ${from} is above --to ${to}`);
+  return inTransaction(db, async (tx) => {
+    await tx.kysely.deleteFrom('events').where('block_height', '>=', from).where('block_height', '<=', to).execute();
+    await tx.kysely.deleteFrom('blocks').where('height', '>=', from).where('height', '<=', to).execute();
+    const before = await tx.kysely.selectFrom('blocks').select('height').where('height', '<', from).orderBy('height', 'desc').limit(1).executeTakeFirst();
+    let previous = before?.height;
+    let blocks: BlockRow[] = [];
+    let events: DomainEvent[] = [];
+    const totals = { blocks: 0, events: 0 };
+    const flush = async () => {
+      await appendToLog(tx, blocks, events);
+      totals.blocks += blocks.length;
+      totals.events += events.length;
+      if (blocks.length) progress?.update(blocks.at(-1)!.height, blocks.length, events.length);
+      blocks = [];
+      events = [];
+    };
+    for await (const block of source.blocks({ from, to }, signal)) {
+      blocks.push({ height: block.height, hash: block.hash, prevHash: block.prevHash, timestampMs: block.timestampMs, gapBefore: previous === undefined ? 0 : block.height - previous - 1 });
+      for (const event of decodeEvents(block)) events.push(event);
+      previous = block.height;
+      if (blocks.length >= 500) await flush();
+    }
+    await flush();
+    if (signal.aborted) throw new Error('replay interrupted: nothing was changed');
+    await rebuildProjections(tx);
+    const head = await tx.kysely.selectFrom('blocks').select(['height', 'hash']).orderBy('height', 'desc').limit(1).executeTakeFirst();
+    if (head) await saveCheckpoint(tx.kysely, head);
+    await notify(tx.kysely, JSON.stringify({ height: head?.height ?? 0, all: true }));
+    return totals;
+  });
+}

@@ -1,0 +1,72 @@
+// Writing a batch of decoded blocks: blocks, the event log, the projections, the checkpoint and the NOTIFY, in
+// one transaction. PostgreSQL delivers a NOTIFY only when its transaction commits, so listeners never hear of
+// a batch that was rolled back.
+import { sql, type Kysely } from 'kysely';
+import { inTransaction, type Db, type Tx } from '../db/connect.ts';
+import { copyRows } from '../db/copy.ts';
+import type { Database } from '../db/schema.ts';
+import { compareEvents, EVENT_COLUMNS, eventRow, type DomainEvent } from './event-rows.ts';
+import { applyTokenProjections } from './projections/tokens.ts';
+
+export const CHECKPOINT = 'indexer';
+export const NOTIFY_CHANNEL = 'dexlake_blocks';
+/** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */
+const NOTIFY_LIMIT = 7_900;
+
+export interface BlockRow {
+  height: number;
+  hash: string;
+  prevHash: string;
+  timestampMs: number;
+  gapBefore: number;
+}
+
+export interface Checkpoint {
+  height: number;
+  hash: string;
+}
+
+export async function readCheckpoint(db: Kysely<Database>): Promise<Checkpoint | undefined> {
+  return db.selectFrom('checkpoints').select(['height', 'hash']).where('name', '=', CHECKPOINT).executeTakeFirst();
+}
+
+/** Appends blocks and their events to the log; their heights must not be in it yet. */
+export async function appendToLog(tx: Tx, blocks: readonly BlockRow[], events: readonly DomainEvent[]): Promise<void> {
+  await copyRows(tx.client, 'blocks', ['height', 'hash', 'prev_hash', 'timestamp_ms', 'gap_before'], blocks.map((b) => [b.height, b.hash, b.prevHash, b.timestampMs, b.gapBefore]));
+  await copyRows(tx.client, 'events', EVENT_COLUMNS, events.map(eventRow));
+}
+
+/** Runs every projection over events of whole blocks; returns what changed, for the NOTIFY. */
+export async function project(tx: Tx, events: DomainEvent[]): Promise<{ tokens: Set<string> }> {
+  events.sort(compareEvents);
+  return { tokens: await applyTokenProjections(tx, events) };
+}
+
+export async function saveCheckpoint(tx: Kysely<Database>, checkpoint: Checkpoint): Promise<void> {
+  await tx
+    .insertInto('checkpoints')
+    .values({ name: CHECKPOINT, height: checkpoint.height, hash: checkpoint.hash })
+    .onConflict((oc) => oc.column('name').doUpdateSet({ height: checkpoint.height, hash: checkpoint.hash, updated_at: sql`now()` }))
+    .execute();
+}
+
+export function notifyPayload(height: number, tokens: Iterable<string>, pools: Iterable<string> = []): string {
+  const payload = JSON.stringify({ height, pools: [...pools].sort(), tokens: [...tokens].sort() });
+  return Buffer.byteLength(payload) < NOTIFY_LIMIT ? payload : JSON.stringify({ height, all: true });
+}
+
+export async function notify(tx: Kysely<Database>, payload: string): Promise<void> {
+  await sql`select pg_notify(${NOTIFY_CHANNEL}, ${payload})`.execute(tx);
+}
+
+/** One batch, all or nothing: log, projections, checkpoint, NOTIFY. */
+export async function writeBatch(db: Db, blocks: readonly BlockRow[], events: DomainEvent[]): Promise<void> {
+  const last = blocks.at(-1);
+  if (!last) return;
+  await inTransaction(db, async (tx) => {
+    await appendToLog(tx, blocks, events);
+    const changed = await project(tx, events);
+    await saveCheckpoint(tx.kysely, { height: last.height, hash: last.hash });
+    await notify(tx.kysely, notifyPayload(last.height, changed.tokens));
+  });
+}

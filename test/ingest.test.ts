@@ -1,0 +1,142 @@
+// The ingestion pipeline on the real mainnet fixture blocks: log, projections, checkpoint and NOTIFY in one
+// transaction per batch; resume, replay, rebuild and a failure injected mid-batch.
+import path from 'node:path';
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ingest } from '../indexer/pipeline.ts';
+import { rebuild, replay } from '../indexer/replay.ts';
+import { filesSource } from '../indexer/sources/files.ts';
+import { NOTIFY_CHANNEL } from '../indexer/store.ts';
+import { createMigratedDb, tableChecksums } from './harness/db.ts';
+import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './near/helpers.ts';
+
+noteIfMissing();
+const MAINNET = path.join(FIXTURES_DIR, 'mainnet');
+const never = new AbortController().signal;
+
+describe.skipIf(!HAVE_FIXTURES)('ingest the mainnet fixture blocks', () => {
+  let clean: Record<string, string>;
+  let db: Awaited<ReturnType<typeof createMigratedDb>>;
+
+  beforeAll(async () => {
+    db = await createMigratedDb();
+    const result = await ingest({ db, source: filesSource(MAINNET), signal: never, limits: { maxBlocks: 4 } });
+    expect(result.blocks).toBe(25);
+    clean = await tableChecksums(db);
+  });
+
+  it('records every block, with the heights skipped before each (the fixtures are sparse)', async () => {
+    const blocks = await db.kysely.selectFrom('blocks').select(['height', 'gap_before']).orderBy('height').execute();
+    expect(blocks.length).toBe(25);
+    expect(blocks[0]).toEqual({ height: 34834052, gap_before: 0 });
+    expect(blocks[1]).toEqual({ height: 34834053, gap_before: 0 });
+    expect(blocks[2]).toEqual({ height: 42598892, gap_before: 42598892 - 34834053 - 1 });
+    const checkpoint = await db.kysely.selectFrom('checkpoints').select(['name', 'height']).execute();
+    expect(checkpoint).toEqual([{ name: 'indexer', height: 151768255 }]);
+  });
+
+  it('balances move by exactly the transfers of the block (hand-picked accounts of 114081912)', async () => {
+    // The change of an account's balance across one block: its history row at the block minus the row before.
+    const delta = async (token: string, account: string, height: number) => {
+      const rows = await db.kysely
+        .selectFrom('balance_history')
+        .select(['block_height', 'balance'])
+        .where('token', '=', token)
+        .where('account', '=', account)
+        .where('block_height', '<=', height)
+        .orderBy('block_height', 'desc')
+        .limit(2)
+        .execute();
+      expect(rows[0]?.block_height).toBe(height);
+      return BigInt(rows[0]!.balance) - BigInt(rows[1]?.balance ?? 0);
+    };
+    // earn.kaiching paid out twelve wallet.kaiching transfers in this block: 180 + 1235 + 10 + 40 + 40 + 694 +
+    // 2776 + 10 + 4940 + 1235 + 10 + 90 = 11260, and received none.
+    expect(await delta('wallet.kaiching', 'earn.kaiching', 114081912)).toBe(-11260n);
+    const transfers = await db.kysely.selectFrom('transfers').select(['amount']).where('block_height', '=', 114081912).where('token', '=', 'wallet.kaiching').where('sender', '=', 'earn.kaiching').execute();
+    expect(transfers.length).toBe(12);
+    // spin.sweat: three token.sweat transfers in, two out (summed from the block's EVENT_JSON logs with python).
+    expect(await delta('token.sweat', 'spin.sweat', 114081912)).toBe(-1516000000000000000n);
+  });
+
+  it('keeps the projections consistent with the log', async () => {
+    const q = async (text: string) => (await db.pool.query(text)).rows[0];
+    // One transfer row per token movement event, gas refunds from `system` excluded.
+    expect(await q(`select count(*)::int as n from transfers`)).toEqual(
+      await q(`select count(*)::int as n from events where kind in ('ft_transfer','ft_mint','ft_burn') or (kind = 'near_transfer' and not (payload->>'refund')::bool)`),
+    );
+    // Current balances are the last row of each account's history, and the holder counts count positive balances.
+    expect(await q(`select count(*)::int as n from balances b where balance <> (select h.balance from balance_history h where h.token = b.token and h.account = b.account order by block_height desc limit 1)`)).toEqual({ n: 0 });
+    expect(await q(`select count(*)::int as n from tokens t where holders <> (select count(*) from balances b where b.token = t.token and b.balance > 0)`)).toEqual({ n: 0 });
+    expect(await q(`select count(*)::int as n from transfers where token = 'near' and sender = 'system'`)).toEqual({ n: 0 });
+    const wrap = await db.kysely.selectFrom('tokens').selectAll().where('token', '=', 'wrap.near').executeTakeFirstOrThrow();
+    expect(wrap).toMatchObject({ symbol: 'wNEAR', decimals: 24, metadata_source: 'known', total_supply: null });
+    expect(await q(`select count(*)::int as n from storage_registrations`)).toEqual(await q(`select count(distinct (payload->>'contractId', payload->>'accountId'))::int as n from events where kind = 'storage_deposit'`));
+  });
+
+  it('re-ingesting the same blocks changes nothing', async () => {
+    const result = await ingest({ db, source: filesSource(MAINNET), from: 0, signal: never });
+    expect(result.blocks).toBe(0);
+    expect(await tableChecksums(db)).toEqual(clean);
+  });
+
+  it('rebuild re-derives exactly the same projections from the log', async () => {
+    await rebuild(db);
+    expect(await tableChecksums(db)).toEqual(clean);
+  });
+
+  it('replay of a range, twice, leaves every table as the clean run did', async () => {
+    for (let i = 0; i < 2; i++) {
+      const result = await replay({ db, source: filesSource(MAINNET), from: 82654651, to: 114081912, signal: never });
+      expect(result.blocks).toBe(7);
+      expect(await tableChecksums(db)).toEqual(clean);
+    }
+  });
+
+  it('resumes from the checkpoint after a stop, to the same tables', async () => {
+    const other = await createMigratedDb();
+    const first = await ingest({ db: other, source: filesSource(MAINNET), to: 89402026, signal: never });
+    expect(first.height).toBe(89402026);
+    const second = await ingest({ db: other, source: filesSource(MAINNET), signal: never });
+    expect(second.blocks).toBe(25 - first.blocks);
+    expect(await tableChecksums(other)).toEqual(clean);
+  });
+
+  it('a failure injected mid-batch leaves the database exactly as before the batch', async () => {
+    const other = await createMigratedDb();
+    await ingest({ db: other, source: filesSource(MAINNET), to: 70834061, signal: never });
+    const before = await tableChecksums(other);
+    // A real failure inside the batch's transaction: the database refuses a balance row of a later block.
+    await other.pool.query(`
+      create function fail_at_height() returns trigger language plpgsql as $$
+      begin if new.block_height = 105793821 then raise exception 'injected failure'; end if; return new; end $$;
+      create trigger fail_at_height before insert on balance_history for each row execute function fail_at_height();`);
+    await expect(ingest({ db: other, source: filesSource(MAINNET), signal: never, limits: { maxBlocks: 100 } })).rejects.toThrow(/injected failure/);
+    expect(await tableChecksums(other)).toEqual(before);
+
+    await other.pool.query(`drop trigger fail_at_height on balance_history; drop function fail_at_height()`);
+    await ingest({ db: other, source: filesSource(MAINNET), signal: never });
+    expect(await tableChecksums(other)).toEqual(clean);
+  });
+
+  it('announces each committed batch on dexlake_blocks with the height and the tokens it touched', async () => {
+    const other = await createMigratedDb();
+    const listener = new pg.Client(other.url);
+    await listener.connect();
+    const payloads: { height: number; pools: string[]; tokens: string[] }[] = [];
+    listener.on('notification', (n) => payloads.push(JSON.parse(n.payload!)));
+    await listener.query(`listen ${NOTIFY_CHANNEL}`);
+    try {
+      await ingest({ db: other, source: filesSource(MAINNET), from: 114081912, to: 114081912, signal: never });
+      await ingest({ db: other, source: filesSource(MAINNET), from: 117969098, to: 117969098, signal: never });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(payloads.map((p) => p.height)).toEqual([114081912, 117969098]);
+      expect(payloads[0]!.pools).toEqual([]);
+      expect(payloads[0]!.tokens).toContain('wallet.kaiching');
+      expect(payloads[0]!.tokens).toContain('token.sweat');
+      expect(payloads[0]!.tokens).toEqual([...payloads[0]!.tokens].sort());
+    } finally {
+      await listener.end();
+    }
+  });
+});
