@@ -41,7 +41,7 @@ export async function index(config: Config): Promise<void> {
     const status = config.indexerPort ? await startStatusServer(config.indexerPort, config.host) : undefined;
     if (status) logger.info({ port: status.port }, 'status port listening');
     try {
-      await runIndexer({ db, source: config.source, from: config.from, to: config.to, logger, signal, onHeight: status?.setHeight });
+      await runIndexer({ db, source: config.source, from: config.from, to: config.to, logger, signal, rpcUrl: config.nearRpcUrl, onHeight: status?.setHeight });
     } finally {
       await status?.close();
       await db.close();

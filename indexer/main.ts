@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { ingest } from './pipeline.ts';
 import { createProgress } from './progress.ts';
 import { openSource } from './sources/index.ts';
+import { rpcMetadata } from './token-metadata.ts';
 
 export interface IndexerOptions {
   db: Db;
@@ -13,6 +14,8 @@ export interface IndexerOptions {
   logger: Logger;
   signal: AbortSignal;
   onHeight?: (height: number) => void;
+  /** NEAR JSON-RPC for `ft_metadata` of tokens the chain has not described in the log. */
+  rpcUrl?: string;
 }
 
 export async function runIndexer(options: IndexerOptions): Promise<void> {
@@ -26,7 +29,8 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
   const source = openSource(options.source);
   logger.info({ source: source.name, from: options.from, to: options.to }, 'indexing');
   const progress = createProgress({ logger, from: options.from, to: options.to, tty: process.stderr.isTTY ? process.stderr : undefined });
-  const result = await ingest({ db, source, from: options.from, to: options.to, signal, progress, onBatch: options.onHeight });
+  const enrich = options.rpcUrl ? rpcMetadata(db, options.rpcUrl, logger, signal) : undefined;
+  const result = await ingest({ db, source, from: options.from, to: options.to, signal, progress, enrich, onBatch: options.onHeight });
   progress.done();
   logger.info({ ...result }, signal.aborted ? 'stopped' : 'source ended');
 }

@@ -7,6 +7,7 @@ import type { Block } from '../near/block.ts';
 import { decodeBlock } from '../near/decode.ts';
 import type { DomainEvent } from './event-rows.ts';
 import type { Progress } from './progress.ts';
+import type { Enrich } from './token-metadata.ts';
 import type { BlockSource } from './sources/source.ts';
 import { readCheckpoint, writeBatch, type BlockRow, type Checkpoint } from './store.ts';
 
@@ -27,6 +28,8 @@ export interface IngestOptions {
   signal: AbortSignal;
   limits?: Partial<BatchLimits>;
   progress?: Progress;
+  /** Extra events for a batch before it is written (token metadata over RPC). */
+  enrich?: Enrich;
   /** Called after each committed batch with its last height. */
   onBatch?: (height: number) => void;
 }
@@ -67,6 +70,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     const batch = { blocks, events };
     blocks = [];
     events = [];
+    if (options.enrich) for (const e of await options.enrich(batch.events)) batch.events.push(e);
     writing = writeBatch(db, batch.blocks, batch.events).then(
       () => {
         const height = batch.blocks.at(-1)!.height;

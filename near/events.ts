@@ -60,7 +60,7 @@ export interface StorageDepositEvent extends EventBase {
   registrationOnly: boolean;
 }
 
-/** NEP-148 metadata given to a token contract's init call. */
+/** NEP-148 metadata: given to a token contract's init call, or read from its `ft_metadata` view over RPC. */
 export interface TokenMetadataEvent extends EventBase {
   kind: 'token_metadata';
   contractId: string;
@@ -70,7 +70,7 @@ export interface TokenMetadataEvent extends EventBase {
   decimals: number;
   icon: string | null;
   reference: string | null;
-  source: 'init';
+  source: 'init' | 'rpc';
 }
 
 export type CoreEvent =

@@ -25,8 +25,9 @@ interface TokenChange {
   minted: bigint;
   burned: bigint;
   holders: number;
-  /** From an init call seen in this batch: the token's creation is in the log, so its supply is known. */
-  init?: { height: number; symbol: string; name: string; decimals: number; icon: string | null; reference: string | null };
+  /** Metadata from the chain: an init call (then the token's creation is in the log, so its supply is known) or
+   * its `ft_metadata` view. */
+  metadata?: { source: 'init' | 'rpc'; symbol: string; name: string; decimals: number; icon: string | null; reference: string | null };
 }
 
 /** Applies the batch's events (sorted by compareEvents) to the token projections; returns the tokens touched. */
@@ -87,8 +88,8 @@ export async function applyTokenProjections(tx: Tx, events: readonly DomainEvent
       }
       case 'token_metadata': {
         const change = tokenChange(e.contractId, e.blockHeight);
-        // Events arrive sorted: the last init of the batch wins, the same live and in a rebuild.
-        change.init = { height: e.blockHeight, symbol: e.symbol, name: e.name, decimals: e.decimals, icon: e.icon, reference: e.reference };
+        // Events arrive sorted: the last of the batch wins, the same live and in a rebuild.
+        change.metadata = { source: e.source, symbol: e.symbol, name: e.name, decimals: e.decimals, icon: e.icon, reference: e.reference };
         break;
       }
     }
@@ -117,21 +118,21 @@ export async function applyTokenProjections(tx: Tx, events: readonly DomainEvent
 }
 
 /**
- * Creates or updates one row per token. Metadata: an init call's wins over everything, the bundled list of
- * well-known tokens fills in for tokens created before the log began. Supply: a batch that holds the token's
+ * Creates or updates one row per token. Metadata: the chain's (an init call, or the `ft_metadata` view) wins over
+ * everything, the bundled list of well-known tokens fills in for tokens created before the log began. Supply: a batch that holds the token's
  * init call tracks it from zero; a token created before the log began has an unknown supply (null) whatever
  * mints and burns follow.
  */
 const METADATA_UPDATE = sql.join(
   ['symbol', 'name', 'decimals', 'icon', 'reference', 'metadata_source'].map((column) =>
-    sql.raw(`${column} = case when excluded.metadata_source = 'init' or t.metadata_source is null then excluded.${column} else t.${column} end`),
+    sql.raw(`${column} = case when excluded.metadata_source in ('init', 'rpc') or t.metadata_source is null then excluded.${column} else t.${column} end`),
   ),
 );
 
 async function upsertTokens(tx: Tx, changes: TokenChange[]) {
   const rows = changes.sort((a, b) => (a.token < b.token ? -1 : 1));
   const meta = rows.map((t) => {
-    if (t.init) return { ...t.init, source: 'init' };
+    if (t.metadata) return t.metadata;
     const known = t.token === NEAR ? NATIVE : findKnownToken(t.token);
     return known && { symbol: known.symbol, name: known.name, decimals: known.decimals, icon: known.icon, reference: null, source: 'known' };
   });
@@ -142,7 +143,7 @@ async function upsertTokens(tx: Tx, changes: TokenChange[]) {
     from unnest(
       ${rows.map((t) => t.token)}::text[], ${meta.map((m) => m?.symbol ?? null)}::text[], ${meta.map((m) => m?.name ?? null)}::text[],
       ${meta.map((m) => m?.decimals ?? null)}::int[], ${meta.map((m) => m?.icon ?? null)}::text[], ${meta.map((m) => m?.reference ?? null)}::text[],
-      ${meta.map((m) => m?.source ?? null)}::text[], ${rows.map((t) => t.init !== undefined)}::bool[], ${net}::numeric[],
+      ${meta.map((m) => m?.source ?? null)}::text[], ${rows.map((t) => t.metadata?.source === 'init')}::bool[], ${net}::numeric[],
       ${rows.map((t) => t.holders)}::int[], ${rows.map((t) => t.firstHeight)}::bigint[], ${rows.map((t) => t.lastHeight)}::bigint[]
     ) as u(token, symbol, name, decimals, icon, reference, source, init_seen, net, holders, first, last)
     on conflict (token) do update set
