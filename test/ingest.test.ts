@@ -8,7 +8,7 @@ import { rebuild, replay } from '../indexer/replay.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { NOTIFY_CHANNEL } from '../indexer/store.ts';
 import { createMigratedDb, tableChecksums } from './harness/db.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './near/helpers.ts';
+import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './harness/fixtures.ts';
 
 noteIfMissing();
 const MAINNET = path.join(FIXTURES_DIR, 'mainnet');

@@ -9,7 +9,7 @@ import { rebuild, replay } from '../indexer/replay.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { rpcMetadata } from '../indexer/token-metadata.ts';
 import { createMigratedDb, tableChecksums } from './harness/db.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './near/helpers.ts';
+import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './harness/fixtures.ts';
 
 noteIfMissing();
 const never = new AbortController().signal;

@@ -1,56 +1,7 @@
 // Shared by the near/ tests: where the real blocks are, and how to read them.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { normalizeLakeLayout, normalizeStreamerMessage } from '../../near/block.ts';
-import type { Block } from '../../near/block.ts';
+import { readFixtureText } from '../harness/fixtures.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** ../shared/fixtures/blocks relative to the repository root; never copied into the repo. */
-export const FIXTURES_DIR = path.resolve(repoRoot, '../shared/fixtures/blocks');
-export const HAVE_FIXTURES = existsSync(FIXTURES_DIR);
-
-let warned = false;
-export function noteIfMissing(): void {
-  if (!HAVE_FIXTURES && !warned) {
-    warned = true;
-    console.warn(`[test/near] ${FIXTURES_DIR} is absent: skipping the tests on real blocks`);
-  }
-}
-
-export function fixturePath(rel: string): string {
-  return path.join(FIXTURES_DIR, rel);
-}
-
-export function readFixtureText(rel: string): string {
-  return readFileSync(fixturePath(rel), 'utf8');
-}
-
-export function readFixture(rel: string): unknown {
-  return JSON.parse(readFixtureText(rel));
-}
-
-const cache = new Map<string, Block>();
-
-/** A combined-message file (`mainnet/114081912.json`) or a Lake-layout folder, normalized. */
-export function loadBlock(rel: string): Block {
-  let block = cache.get(rel);
-  if (block === undefined) {
-    block = rel.includes('lake-layout') ? loadLakeLayout(rel) : normalizeStreamerMessage(readFixture(rel));
-    cache.set(rel, block);
-  }
-  return block;
-}
-
-export function loadLakeLayout(rel: string): Block {
-  const dir = fixturePath(rel);
-  const shardFiles = readdirSync(dir).filter((f) => /^shard_\d+\.json$/.test(f));
-  return normalizeLakeLayout(
-    JSON.parse(readFileSync(path.join(dir, 'block.json'), 'utf8')),
-    shardFiles.map((f) => JSON.parse(readFileSync(path.join(dir, f), 'utf8'))),
-  );
-}
+export { FIXTURES_DIR, HAVE_FIXTURES, fixturePath, loadBlock, noteIfMissing, readFixture, readFixtureText } from '../harness/fixtures.ts';
 
 /**
  * JSON.parse the way near-lake-framework 1.0.6 does (dist/utils.js, parseBody): a reviver that

@@ -1,0 +1,240 @@
+// lake:mainnet | lake:testnet | lake:s3://BUCKET?region=R&endpoint=URL: the NEAR Lake S3 layout
+// (`<height padded to 12>/block.json` + `shard_<id>.json`), read by a small reader of our own on @aws-sdk/client-s3.
+//
+// Why not near-lake-framework 1.0.6's `stream()`: a custom endpoint does work end to end with it (the endpoint-less
+// S3Client that `stream()` creates is never used; s3rver served it blocks), but
+//  - it fetches `shard_0..shard_<n-1>` by index, while resharded blocks name their files by shard id (`shard_10`,
+//    `shard_11`...; see the testnet fixtures): it would retry a missing `shard_2.json` forever (the Rust framework
+//    has since switched to the chunks' shard ids);
+//  - on a dead endpoint it retries listing at once, with a console.error each time (140 lines in 2 s measured here);
+//  - it cannot be stopped while a request or retry is under way, and starts 10 listings of 200 blocks ahead.
+// This reader lists with StartAfter = the last height seen, fetches a few blocks ahead, backs off between failed
+// attempts (capped), prints nothing, and aborts its requests and closes its sockets when the iteration ends.
+
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { normalizeLakeLayout } from '../../near/block.ts';
+import type { Block } from '../../near/block.ts';
+import { DEFAULT_BACKOFF, linkedController, prefetched, retrying, sleep } from './retry.ts';
+import type { Backoff, OnRetry } from './retry.ts';
+import type { BlockRange, BlockSource } from './source.ts';
+
+const NETWORKS: Record<string, { bucket: string; region: string }> = {
+  mainnet: { bucket: 'near-lake-data-mainnet', region: 'eu-central-1' },
+  testnet: { bucket: 'near-lake-data-testnet', region: 'eu-central-1' },
+};
+
+export interface LakeOptions {
+  /** Blocks fetched ahead of the consumer (default 4). */
+  prefetch?: number;
+  /** Wait between listings once at the head of the bucket (default 1 s, about the block time). */
+  pollMs?: number;
+  backoff?: Backoff;
+  onRetry?: OnRetry;
+}
+
+interface Location {
+  bucket: string;
+  region: string;
+  endpoint: string | undefined;
+}
+
+export function lakeSource(spec: string, options: LakeOptions = {}): BlockSource {
+  const where = parseSpec(spec);
+  const prefetch = options.prefetch ?? 4;
+  const pollMs = options.pollMs ?? 1000;
+  const backoff = options.backoff ?? DEFAULT_BACKOFF;
+
+  async function* stream(range: BlockRange, outer: AbortSignal): AsyncGenerator<Block> {
+    const { signal, dispose } = linkedController(outer);
+    const reader = new LakeReader(where, signal, backoff, options.onRetry);
+    try {
+      // Every height up to `after` is listed already.
+      let after = (range.from ?? (await reader.head())) - 1;
+      const listed: number[] = [];
+      const inFlight: Promise<Block>[] = [];
+      let listedAll = range.to !== undefined && after >= range.to;
+      while (!signal.aborted) {
+        if (listed.length === 0 && !listedAll) {
+          for (const height of await reader.heightsAfter(after, 100)) {
+            // A height past `to` in the bucket: nothing of the range is left to appear.
+            if (range.to !== undefined && height > range.to) {
+              listedAll = true;
+              break;
+            }
+            listed.push(height);
+            after = height;
+          }
+          if (range.to !== undefined && after >= range.to) listedAll = true;
+          // At the head of the bucket with nothing in flight: the next block is about one block time away.
+          if (listed.length === 0 && inFlight.length === 0 && !listedAll) {
+            await sleep(pollMs, signal);
+            continue;
+          }
+        }
+        while (inFlight.length < prefetch) {
+          const height = listed.shift();
+          if (height === undefined) break;
+          inFlight.push(prefetched(reader.block(height)));
+        }
+        const first = inFlight.shift();
+        if (first === undefined) return;
+        yield await first;
+      }
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    } finally {
+      dispose();
+      reader.close();
+    }
+  }
+
+  const name = `lake:s3://${where.bucket}` + (where.endpoint === undefined ? '' : ` (${where.endpoint})`);
+  return { name, sparse: false, blocks: stream };
+}
+
+/** `region` defaults to eu-central-1 (the NEAR buckets'); an `endpoint` (s3rver, MinIO...) means path-style URLs. */
+function parseSpec(spec: string): Location {
+  const rest = spec.replace(/^lake:/, '');
+  const known = NETWORKS[rest];
+  if (known !== undefined) return { ...known, endpoint: undefined };
+  const url = URL.canParse(rest) ? new URL(rest) : null;
+  if (url === null || url.protocol !== 's3:' || url.hostname === '') {
+    const forms = 'lake:mainnet, lake:testnet or lake:s3://BUCKET?region=R&endpoint=URL';
+    throw new Error(`block source "${spec}": expected ${forms}`);
+  }
+  return {
+    bucket: url.hostname,
+    region: url.searchParams.get('region') ?? 'eu-central-1',
+    endpoint: url.searchParams.get('endpoint') ?? undefined,
+  };
+}
+
+const pad = (height: number): string => String(height).padStart(12, '0');
+
+/** S3 calls for one iteration, each retried until it succeeds, fails for good, or the signal aborts. */
+class LakeReader {
+  private readonly client: S3Client;
+
+  constructor(
+    private readonly where: Location,
+    private readonly signal: AbortSignal,
+    private readonly backoff: Backoff,
+    private readonly onRetry: OnRetry | undefined,
+  ) {
+    this.client = new S3Client({
+      region: where.region,
+      // Credentials: the default provider chain (AWS_ACCESS_KEY_ID... in the environment, profiles, IMDS).
+      endpoint: where.endpoint,
+      forcePathStyle: where.endpoint !== undefined,
+      // Retries are ours, so that there is one backoff policy and the signal can stop it.
+      maxAttempts: 1,
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000, throwOnRequestTimeout: true },
+    });
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+
+  /** Up to `limit` heights above `after`, in increasing order. */
+  async heightsAfter(after: number, limit: number): Promise<number[]> {
+    const out = await this.send(`list after ${after}`, () =>
+      this.client.send(
+        new ListObjectsV2Command({
+          Bucket: this.where.bucket,
+          Delimiter: '/',
+          StartAfter: after >= 0 ? pad(after) : undefined,
+          MaxKeys: limit,
+          RequestPayer: 'requester',
+        }),
+        { abortSignal: this.signal },
+      ),
+    );
+    const heights: number[] = [];
+    for (const p of out.CommonPrefixes ?? []) {
+      const digits = /^(\d+)\/$/.exec(p.Prefix ?? '')?.[1];
+      if (digits !== undefined && Number(digits) > after) heights.push(Number(digits));
+    }
+    return heights.sort((a, b) => a - b);
+  }
+
+  /**
+   * The highest height in the bucket, where a source without `from` starts (S3 has no "latest" pointer): jump
+   * ahead while heights exist, then narrow down; about 2 x log2(distance) listings of one key.
+   */
+  async head(): Promise<number> {
+    let best = (await this.heightsAfter(-1, 1))[0];
+    if (best === undefined) throw new Error(`lake: s3://${this.where.bucket} holds no blocks`);
+    let step = 1 << 20;
+    while (step >= 1) {
+      const found: number | undefined = (await this.heightsAfter(best + step - 1, 1))[0];
+      if (found !== undefined) {
+        best = found;
+        step *= 2;
+      } else {
+        step = Math.floor(step / 2);
+      }
+    }
+    return best;
+  }
+
+  async block(height: number): Promise<Block> {
+    const blockJson = await this.getJson(`${pad(height)}/block.json`);
+    const chunks = (blockJson as { chunks?: unknown } | null)?.chunks;
+    if (!Array.isArray(chunks)) throw new Error(`lake: ${pad(height)}/block.json has no chunks list`);
+    // One shard file per chunk, named by the chunk's shard id (not by index: ids are sparse after resharding).
+    const shards = await Promise.all(
+      chunks.map((chunk: { shard_id?: unknown } | null) => {
+        const id = chunk?.shard_id;
+        if (typeof id !== 'number') throw new Error(`lake: ${pad(height)}/block.json: a chunk without shard_id`);
+        return this.getJson(`${pad(height)}/shard_${id}.json`);
+      }),
+    );
+    const block = normalizeLakeLayout(blockJson, shards);
+    if (block.height !== height) throw new Error(`lake: ${pad(height)}/block.json holds block ${block.height}`);
+    return block;
+  }
+
+  private async getJson(key: string): Promise<unknown> {
+    const text = await this.send(key, async () => {
+      const out = await this.client.send(
+        new GetObjectCommand({ Bucket: this.where.bucket, Key: key, RequestPayer: 'requester' }),
+        { abortSignal: this.signal },
+      );
+      if (out.Body === undefined) throw new Error('empty body');
+      return out.Body.transformToString();
+    });
+    return JSON.parse(text);
+  }
+
+  private async send<T>(what: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await retrying(call, {
+        signal: this.signal,
+        backoff: this.backoff,
+        onRetry: this.onRetry,
+        retryable: isTransient,
+      });
+    } catch (error) {
+      if (this.signal.aborted) throw error;
+      const e = error as { name?: string; message?: string };
+      const hint =
+        e.name === 'CredentialsProviderError'
+          ? ' (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: the NEAR Lake buckets are requester-pays)'
+          : '';
+      const message = `${e.name ?? 'Error'}: ${e.message ?? String(error)}${hint}`;
+      throw new Error(`lake: s3://${this.where.bucket}/${what}: ${message}`, { cause: error });
+    }
+  }
+}
+
+/**
+ * Worth retrying: no HTTP answer (refused, reset, timeout), 5xx, throttling, or a key not there yet. Not: missing
+ * credentials, access denied, no such bucket, wrong region: they need a person.
+ */
+function isTransient(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  if (e.name === 'CredentialsProviderError') return false;
+  const status = e.$metadata?.httpStatusCode;
+  return status === undefined || status >= 500 || status === 429 || e.name === 'NoSuchKey';
+}

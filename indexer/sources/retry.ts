@@ -1,0 +1,100 @@
+// Retrying with capped exponential backoff, and sleeping that an AbortSignal cuts short: shared by the network
+// sources so none of them spins on a dead endpoint or keeps a timer alive after an abort.
+
+import { setMaxListeners } from 'node:events';
+
+export interface Backoff {
+  /** Delay ceiling of the first retry; it doubles with each further attempt. */
+  initialMs: number;
+  /** Cap of every delay. */
+  maxMs: number;
+}
+
+export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
+
+/** Called before each retry, e.g. to log it; the sources themselves print nothing. */
+export type OnRetry = (error: unknown, attempt: number, delayMs: number) => void;
+
+export interface RetryOptions {
+  signal: AbortSignal;
+  backoff: Backoff;
+  onRetry?: OnRetry | undefined;
+  /** Errors worth another attempt; any other error is thrown at once. */
+  retryable: (error: unknown) => boolean;
+}
+
+/** An error that says how long the server asked us to wait (HTTP 429 `Retry-After`). */
+export class RetryAfterError extends Error {
+  constructor(
+    message: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(message);
+  }
+}
+
+/** "Equal jitter": half the ceiling fixed, half random, so clients that failed together spread out. */
+export function backoffDelay(attempt: number, backoff: Backoff): number {
+  const ceiling = Math.min(backoff.maxMs, backoff.initialMs * 2 ** attempt);
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+/** Runs `fn` until it succeeds, waiting between failed attempts; throws the signal's reason once aborted. */
+export async function retrying<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
+  const { signal, backoff, onRetry, retryable } = options;
+  for (let attempt = 0; ; attempt++) {
+    signal.throwIfAborted();
+    try {
+      return await fn();
+    } catch (error) {
+      if (signal.aborted || !retryable(error)) throw error;
+      const delayMs = error instanceof RetryAfterError ? error.retryAfterMs : backoffDelay(attempt, backoff);
+      onRetry?.(error, attempt + 1, delayMs);
+      await sleep(delayMs, signal);
+    }
+  }
+}
+
+/** Resolves after `ms`, or as soon as `signal` aborts (clearing its timer). */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
+/**
+ * An AbortController that also aborts when `outer` does, for everything a `blocks()` iteration starts: aborting it
+ * in the iteration's `finally` cancels in-flight prefetches whether the caller aborted or just stopped iterating.
+ */
+export function linkedController(outer: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  // Each request in flight listens on it (Lake: blocks ahead x shards, ~40), more than Node's default of 10 before
+  // it warns; they unsubscribe when done, so the bound only guards against a real leak.
+  setMaxListeners(1000, controller.signal);
+  const abort = (): void => controller.abort(outer.reason);
+  if (outer.aborted) abort();
+  else outer.addEventListener('abort', abort, { once: true });
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      outer.removeEventListener('abort', abort);
+      controller.abort();
+    },
+  };
+}
+
+/**
+ * Marks a prefetched promise as handled: if it fails while nobody awaits it yet (the iteration was stopped), Node
+ * must not report an unhandled rejection; whoever awaits it later still gets the error.
+ */
+export function prefetched<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
