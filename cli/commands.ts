@@ -1,6 +1,6 @@
 // The subcommands that do the work: index, serve, migrate, replay, rebuild.
 import pino from 'pino';
-import type { Config } from './config.ts';
+import { ConfigError, type Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './database.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -80,7 +80,7 @@ export async function migrate(config: Config): Promise<void> {
 }
 
 export async function replayCommand(config: Config): Promise<void> {
-  if (config.from === undefined || config.to === undefined) throw new Error('replay needs --from and --to');
+  if (config.from === undefined || config.to === undefined) throw new ConfigError('replay needs --from and --to');
   const { from, to } = config;
   const signal = stopSignal();
   await withDatabase(config, async ({ url }) => {

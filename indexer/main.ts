@@ -4,6 +4,7 @@ import type { Db } from '../db/connect.ts';
 import { ingest } from './pipeline.ts';
 import { createProgress } from './progress.ts';
 import { openSource } from './sources/index.ts';
+import { readCheckpoint } from './store.ts';
 import { rpcMetadata } from './token-metadata.ts';
 
 export interface IndexerOptions {
@@ -27,7 +28,9 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
     return;
   }
   const source = openSource(options.source);
-  logger.info({ source: source.name, from: options.from, to: options.to }, 'indexing');
+  const checkpoint = await readCheckpoint(db.kysely);
+  const from = options.from ?? (checkpoint ? checkpoint.height + 1 : undefined);
+  logger.info({ source: source.name, from: from ?? 'where the source starts', to: options.to, resuming: options.from === undefined && checkpoint !== undefined }, 'indexing');
   const progress = createProgress({ logger, from: options.from, to: options.to, tty: process.stderr.isTTY ? process.stderr : undefined });
   const enrich = options.rpcUrl ? rpcMetadata(db, options.rpcUrl, logger, signal) : undefined;
   const result = await ingest({ db, source, from: options.from, to: options.to, signal, progress, enrich, onBatch: options.onHeight });

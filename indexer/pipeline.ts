@@ -3,8 +3,7 @@
 // chain head), so throughput and latency both come for free. While one batch commits, the next is read and
 // decoded: PostgreSQL and the decoder work at the same time, on different cores.
 import type { Db } from '../db/connect.ts';
-import type { Block } from '../near/block.ts';
-import { decodeBlock } from '../near/decode.ts';
+import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import type { DomainEvent } from './event-rows.ts';
 import type { Progress } from './progress.ts';
 import type { Enrich } from './token-metadata.ts';
@@ -28,6 +27,8 @@ export interface IngestOptions {
   signal: AbortSignal;
   limits?: Partial<BatchLimits>;
   progress?: Progress;
+  /** Decode worker threads (default: one per spare core; 0 decodes on this thread). */
+  workers?: number;
   /** Extra events for a batch before it is written (token metadata over RPC). */
   enrich?: Enrich;
   /** Called after each committed batch with its last height. */
@@ -42,10 +43,6 @@ export interface IngestResult {
 
 /** The chain the source gave does not continue the indexed one. */
 export class ContinuityError extends Error {}
-
-export function decodeEvents(block: Block): DomainEvent[] {
-  return decodeBlock(block);
-}
 
 /**
  * Ingests from the source until `to`, the end of the source, or the signal. Resumes after the checkpoint; blocks
@@ -88,7 +85,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     await flush();
   };
 
-  const iterator = source.blocks({ from, to: options.to }, signal)[Symbol.asyncIterator]();
+  const pool = createDecodePool(options.workers);
+  const iterator = decodedBlocks(source, { from, to: options.to }, signal, pool)[Symbol.asyncIterator]();
   try {
     let pending = iterator.next();
     for (;;) {
@@ -114,15 +112,15 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
         timestampMs: block.timestampMs,
         gapBefore: last ? block.height - last.height - 1 : 0,
       });
-      const decoded = decodeEvents(block);
-      for (const event of decoded) events.push(event);
+      for (const event of block.events) events.push(event);
       last = { height: block.height, hash: block.hash };
       if (blocks.length >= limits.maxBlocks || events.length >= limits.maxEvents) await flush();
     }
     await drain();
   } finally {
     await writing;
-    await iterator.return?.();
+    await iterator.return?.(undefined);
+    await pool.close();
   }
   return result;
 }

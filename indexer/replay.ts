@@ -4,7 +4,7 @@
 import { sql } from 'kysely';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { fromRow, type DomainEvent } from './event-rows.ts';
-import { decodeEvents } from './pipeline.ts';
+import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import type { Progress } from './progress.ts';
 import type { BlockSource } from './sources/source.ts';
 import { appendToLog, notify, project, saveCheckpoint, type BlockRow } from './store.ts';
@@ -82,11 +82,16 @@ export async function replay({ db, source, from, to, signal, progress }: ReplayO
       blocks = [];
       events = [];
     };
-    for await (const block of source.blocks({ from, to }, signal)) {
-      blocks.push({ height: block.height, hash: block.hash, prevHash: block.prevHash, timestampMs: block.timestampMs, gapBefore: previous === undefined ? 0 : block.height - previous - 1 });
-      for (const event of decodeEvents(block)) events.push(event);
-      previous = block.height;
-      if (blocks.length >= 500) await flush();
+    const pool = createDecodePool();
+    try {
+      for await (const block of decodedBlocks(source, { from, to }, signal, pool)) {
+        blocks.push({ height: block.height, hash: block.hash, prevHash: block.prevHash, timestampMs: block.timestampMs, gapBefore: previous === undefined ? 0 : block.height - previous - 1 });
+        for (const event of block.events) events.push(event);
+        previous = block.height;
+        if (blocks.length >= 500) await flush();
+      }
+    } finally {
+      await pool.close();
     }
     await flush();
     if (signal.aborted) throw new Error('replay interrupted: nothing was changed');

@@ -111,12 +111,24 @@ describe.skipIf(!HAVE_FIXTURES)('ingest the mainnet fixture blocks', () => {
       create function fail_at_height() returns trigger language plpgsql as $$
       begin if new.block_height = 105793821 then raise exception 'injected failure'; end if; return new; end $$;
       create trigger fail_at_height before insert on balance_history for each row execute function fail_at_height();`);
-    await expect(ingest({ db: other, source: filesSource(MAINNET), signal: never, limits: { maxBlocks: 100 } })).rejects.toThrow(/injected failure/);
+    await expect(ingest({ db: other, source: filesSource(MAINNET), signal: never, limits: { maxBlocks: 100, idleMs: 60_000 } })).rejects.toThrow(/injected failure/);
     expect(await tableChecksums(other)).toEqual(before);
 
     await other.pool.query(`drop trigger fail_at_height on balance_history; drop function fail_at_height()`);
     await ingest({ db: other, source: filesSource(MAINNET), signal: never });
     expect(await tableChecksums(other)).toEqual(clean);
+  });
+
+  it('stops cleanly when aborted in the middle of a catch-up, keeping every committed batch', async () => {
+    const other = await createMigratedDb();
+    const controller = new AbortController();
+    const result = await ingest({ db: other, source: filesSource(MAINNET), signal: controller.signal, limits: { maxBlocks: 1 }, onBatch: () => controller.abort() });
+    expect(result.blocks).toBeGreaterThanOrEqual(1);
+    expect(result.blocks).toBeLessThan(25);
+    const checkpoint = await other.kysely.selectFrom('checkpoints').select('height').executeTakeFirstOrThrow();
+    expect(checkpoint.height).toBe(result.height);
+    const blocks = await other.kysely.selectFrom('blocks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(blocks.n)).toBe(result.blocks);
   });
 
   it('announces each committed batch on dexlake_blocks with the height and the tokens it touched', async () => {

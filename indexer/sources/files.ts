@@ -7,15 +7,10 @@
 // the same height give the block once: the first by path in plain code-unit order. That order is deterministic and
 // needs no rule about which copy is "better"; note it puts `190534818-alt.json` before `190534818.json` ('-' < '.').
 
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
-import { normalizeLakeLayout, normalizeStreamerMessage } from '../../near/block.ts';
-import type { Block } from '../../near/block.ts';
-import type { BlockRange, BlockSource } from './source.ts';
-
-const gunzipAsync = promisify(gunzip);
+import { rawSource, readText } from './raw.ts';
+import type { BlockRange, BlockSource, RawBlock } from './source.ts';
 
 interface Entry {
   /** `combined`: one `{block, shards}` file; `lake`: a folder with block.json and its shard files. */
@@ -27,22 +22,17 @@ interface Entry {
 type Found = Omit<Entry, 'height'> & { height: number | null };
 
 export function filesSource(root: string): BlockSource {
-  return {
-    name: `files:${root}`,
-    sparse: true,
-    blocks: (range, signal) => readBlocks(root, range, signal),
-  };
+  return rawSource(`files:${root}`, true, (range, signal) => listBlocks(root, range, signal));
 }
 
-async function* readBlocks(root: string, range: BlockRange, signal: AbortSignal): AsyncGenerator<Block> {
+/** The files themselves are read where the blocks are decoded: here only their names and heights. */
+async function* listBlocks(root: string, range: BlockRange, signal: AbortSignal): AsyncGenerator<RawBlock> {
   try {
     for (const entry of await plan(root, range, signal)) {
       if (signal.aborted) return;
-      const block = await readBlock(entry, signal);
-      if (block.height !== entry.height) {
-        throw new Error(`${entry.path}: named for height ${entry.height} but holds block ${block.height}`);
-      }
-      yield block;
+      yield entry.kind === 'combined'
+        ? { kind: 'message-file', height: entry.height, path: entry.path }
+        : { kind: 'lake-dir', height: entry.height, path: entry.path };
     }
   } catch (error) {
     if (!signal.aborted) throw error;
@@ -90,21 +80,11 @@ function readHeight(f: Found, signal: AbortSignal): Promise<number> {
   type Header = { header?: { height?: unknown } } | null | undefined;
   return naming(f.path, signal, async () => {
     const file = f.kind === 'lake' ? path.join(f.path, 'block.json') : f.path;
-    const json = (await readJson(file, signal)) as Header & { block?: Header };
+    const json = JSON.parse(await readText(file)) as Header & { block?: Header };
     // A Lake block.json is the block itself; a combined message holds it under `block`.
     const height = (f.kind === 'lake' ? json : json?.block)?.header?.height;
     if (typeof height === 'number' && Number.isSafeInteger(height)) return height;
     throw new Error('not a NEAR block (no header.height)');
-  });
-}
-
-function readBlock(entry: Entry, signal: AbortSignal): Promise<Block> {
-  return naming(entry.path, signal, async () => {
-    if (entry.kind === 'combined') return normalizeStreamerMessage(await readJson(entry.path, signal));
-    const shardFiles = (await readdir(entry.path)).filter((n) => /^shard_\d+\.json$/.test(n));
-    const blockJson = await readJson(path.join(entry.path, 'block.json'), signal);
-    const shards = await Promise.all(shardFiles.map((n) => readJson(path.join(entry.path, n), signal)));
-    return normalizeLakeLayout(blockJson, shards);
   });
 }
 
@@ -118,8 +98,3 @@ async function naming<T>(p: string, signal: AbortSignal, read: () => Promise<T>)
   }
 }
 
-async function readJson(file: string, signal: AbortSignal): Promise<unknown> {
-  let data = await readFile(file, { signal });
-  if (file.endsWith('.gz')) data = await gunzipAsync(data);
-  return JSON.parse(data.toString('utf8'));
-}

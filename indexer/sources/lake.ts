@@ -12,11 +12,10 @@
 // attempts (capped), prints nothing, and aborts its requests and closes its sockets when the iteration ends.
 
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { normalizeLakeLayout } from '../../near/block.ts';
-import type { Block } from '../../near/block.ts';
 import { DEFAULT_BACKOFF, linkedController, prefetched, retrying, sleep } from './retry.ts';
 import type { Backoff, OnRetry } from './retry.ts';
-import type { BlockRange, BlockSource } from './source.ts';
+import { rawSource } from './raw.ts';
+import type { BlockRange, BlockSource, RawBlock } from './source.ts';
 
 const NETWORKS: Record<string, { bucket: string; region: string }> = {
   mainnet: { bucket: 'near-lake-data-mainnet', region: 'eu-central-1' },
@@ -44,14 +43,14 @@ export function lakeSource(spec: string, options: LakeOptions = {}): BlockSource
   const pollMs = options.pollMs ?? 1000;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
 
-  async function* stream(range: BlockRange, outer: AbortSignal): AsyncGenerator<Block> {
+  async function* stream(range: BlockRange, outer: AbortSignal): AsyncGenerator<RawBlock> {
     const { signal, dispose } = linkedController(outer);
     const reader = new LakeReader(where, signal, backoff, options.onRetry);
     try {
       // Every height up to `after` is listed already.
       let after = (range.from ?? (await reader.head())) - 1;
       const listed: number[] = [];
-      const inFlight: Promise<Block>[] = [];
+      const inFlight: Promise<RawBlock>[] = [];
       let listedAll = range.to !== undefined && after >= range.to;
       while (!signal.aborted) {
         if (listed.length === 0 && !listedAll) {
@@ -89,7 +88,7 @@ export function lakeSource(spec: string, options: LakeOptions = {}): BlockSource
   }
 
   const name = `lake:s3://${where.bucket}` + (where.endpoint === undefined ? '' : ` (${where.endpoint})`);
-  return { name, sparse: false, blocks: stream };
+  return rawSource(name, false, stream);
 }
 
 /** `region` defaults to eu-central-1 (the NEAR buckets'); an `endpoint` (s3rver, MinIO...) means path-style URLs. */
@@ -178,8 +177,9 @@ class LakeReader {
     return best;
   }
 
-  async block(height: number): Promise<Block> {
-    const blockJson = await this.getJson(`${pad(height)}/block.json`);
+  /** block.json, parsed for its chunk list, and the shard files' text (parsed later, where blocks are decoded). */
+  async block(height: number): Promise<RawBlock> {
+    const blockJson: unknown = JSON.parse(await this.getText(`${pad(height)}/block.json`));
     const chunks = (blockJson as { chunks?: unknown } | null)?.chunks;
     if (!Array.isArray(chunks)) throw new Error(`lake: ${pad(height)}/block.json has no chunks list`);
     // One shard file per chunk, named by the chunk's shard id (not by index: ids are sparse after resharding).
@@ -187,16 +187,14 @@ class LakeReader {
       chunks.map((chunk: { shard_id?: unknown } | null) => {
         const id = chunk?.shard_id;
         if (typeof id !== 'number') throw new Error(`lake: ${pad(height)}/block.json: a chunk without shard_id`);
-        return this.getJson(`${pad(height)}/shard_${id}.json`);
+        return this.getText(`${pad(height)}/shard_${id}.json`);
       }),
     );
-    const block = normalizeLakeLayout(blockJson, shards);
-    if (block.height !== height) throw new Error(`lake: ${pad(height)}/block.json holds block ${block.height}`);
-    return block;
+    return { kind: 'lake', height, block: blockJson, shards };
   }
 
-  private async getJson(key: string): Promise<unknown> {
-    const text = await this.send(key, async () => {
+  private async getText(key: string): Promise<string> {
+    return this.send(key, async () => {
       const out = await this.client.send(
         new GetObjectCommand({ Bucket: this.where.bucket, Key: key, RequestPayer: 'requester' }),
         { abortSignal: this.signal },
@@ -204,7 +202,6 @@ class LakeReader {
       if (out.Body === undefined) throw new Error('empty body');
       return out.Body.transformToString();
     });
-    return JSON.parse(text);
   }
 
   private async send<T>(what: string, call: () => Promise<T>): Promise<T> {

@@ -13,11 +13,10 @@
 // error), read the head from the redirect's Location instead of downloading that block, keep a few requests in
 // flight, and retry network errors, 5xx and 429 with backoff.
 
-import { normalizeStreamerMessage } from '../../near/block.ts';
-import type { Block } from '../../near/block.ts';
 import { DEFAULT_BACKOFF, RetryAfterError, linkedController, prefetched, retrying, sleep } from './retry.ts';
 import type { Backoff, OnRetry } from './retry.ts';
-import type { BlockRange, BlockSource } from './source.ts';
+import { rawSource } from './raw.ts';
+import type { BlockRange, BlockSource, RawBlock } from './source.ts';
 
 const NETWORKS: Record<string, string> = {
   mainnet: 'https://mainnet.neardata.xyz',
@@ -81,21 +80,18 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
     throw new Error(`neardata: ${base}/v0/last_block/final: too many redirects`);
   }
 
-  async function fetchBlock(height: number, signal: AbortSignal): Promise<Block | null> {
-    const url = `${base}/v0/block/${height}`;
-    const raw: unknown = JSON.parse((await get(url, 'follow', signal)).text);
-    if (raw === null) return null;
-    const block = normalizeStreamerMessage(raw);
-    if (block.height !== height) throw new Error(`neardata: ${url} answered block ${block.height}`);
-    return block;
+  /** The block's JSON text (parsed later, where blocks are decoded), or null for a height the chain skipped. */
+  async function fetchBlock(height: number, signal: AbortSignal): Promise<RawBlock | null> {
+    const text = (await get(`${base}/v0/block/${height}`, 'follow', signal)).text;
+    return text.trim() === 'null' ? null : { kind: 'message', height, text };
   }
 
-  async function* follow(range: BlockRange, outer: AbortSignal): AsyncGenerator<Block> {
+  async function* follow(range: BlockRange, outer: AbortSignal): AsyncGenerator<RawBlock> {
     const { signal, dispose } = linkedController(outer);
     try {
       let head = await fetchHead(signal);
       let next = range.from ?? head;
-      const inFlight: Promise<Block | null>[] = [];
+      const inFlight: Promise<RawBlock | null>[] = [];
       while (!signal.aborted) {
         while (inFlight.length < readAhead && next <= head && (range.to === undefined || next <= range.to)) {
           inFlight.push(prefetched(fetchBlock(next++, signal)));
@@ -118,7 +114,7 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
     }
   }
 
-  return { name: `neardata:${base}`, sparse: false, blocks: follow };
+  return rawSource(`neardata:${base}`, false, follow);
 }
 
 function baseUrlOf(spec: string): string {

@@ -1,4 +1,5 @@
-// What every block source gives the pipeline: final blocks in strictly increasing height order.
+// What every block source gives the pipeline: final blocks in strictly increasing height order, first as raw
+// bytes (cheap to read, and decodable on another thread), or as normalized blocks.
 import type { Block } from '../../near/block.ts';
 
 export interface BlockRange {
@@ -7,6 +8,20 @@ export interface BlockRange {
   /** Last height wanted (inclusive); without it a live source follows the chain forever. */
   to?: number;
 }
+
+/**
+ * A block as the source found it, not yet parsed: parsing is most of the cost of ingestion, so it happens where
+ * the pipeline decides (a decode worker). Every form says the height the source expects it to hold.
+ */
+export type RawBlock =
+  /** A combined `{block, shards}` message, as text. */
+  | { kind: 'message'; height: number; text: string }
+  /** A file holding a combined message (`.json`, or `.json.gz`). */
+  | { kind: 'message-file'; height: number; path: string }
+  /** The Lake layout: `block.json` (already parsed: the source needed its chunk list) and the shard files' text. */
+  | { kind: 'lake'; height: number; block: unknown; shards: string[] }
+  /** A Lake-layout folder: `block.json` and `shard_N.json`. */
+  | { kind: 'lake-dir'; height: number; path: string };
 
 export interface BlockSource {
   /** For logs: `files:/path`, `neardata:https://...`, `lake:s3://bucket`. */
@@ -22,5 +37,7 @@ export interface BlockSource {
    * promptly, without throwing, and leave no timer, socket or request behind). Heights the chain skipped are
    * simply absent.
    */
+  raw(range: BlockRange, signal: AbortSignal): AsyncIterable<RawBlock>;
+  /** The same blocks, parsed and normalized on this thread. */
   blocks(range: BlockRange, signal: AbortSignal): AsyncIterable<Block>;
 }

@@ -133,7 +133,7 @@ describe.skipIf(!HAVE_FIXTURES)('files: source', () => {
     const dir = tmpDir('mislabelled');
     copyFileSync(fixturePath('mainnet/34834052.json'), path.join(dir, '34834099.json'));
     await expect(drain(filesSource(dir).blocks({}, never))).rejects.toThrow(
-      /named for height 34834099 but holds block 34834052/,
+      /34834099\.json: expected block 34834099, holds block 34834052/,
     );
   });
 });

@@ -1,0 +1,115 @@
+// Decoding off the main thread. JSON.parse and normalization are most of the cost of ingestion; on worker threads
+// they run beside the main thread's database writes instead of before them. Only the decoded events come back,
+// which are a small fraction of the block's bytes, so the hand-over costs little.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { decodeRaw, type DecodedBlock } from './decode.ts';
+import type { BlockRange, BlockSource, RawBlock } from './sources/source.ts';
+
+export interface DecodePool {
+  decode(raw: RawBlock): Promise<DecodedBlock>;
+  close(): Promise<void>;
+}
+
+/** One core is left to the main thread (and PostgreSQL, on a small machine). */
+export const defaultWorkers = () => Math.min(4, Math.max(1, availableParallelism() - 1));
+
+interface Job {
+  resolve(value: DecodedBlock): void;
+  reject(error: Error): void;
+}
+
+/** `size` worker threads; 0 decodes inline on the calling thread. */
+export function createDecodePool(size = defaultWorkers()): DecodePool {
+  if (size === 0) return { decode: decodeRaw, close: async () => {} };
+  let nextId = 0;
+  const workers = Array.from({ length: size }, () => {
+    const worker = new Worker(new URL('./decode-worker.js', import.meta.url));
+    const jobs = new Map<number, Job>();
+    worker.on('message', ({ id, value, error }: { id: number; value?: DecodedBlock; error?: string }) => {
+      const job = jobs.get(id)!;
+      jobs.delete(id);
+      if (error === undefined) job.resolve(value!);
+      else job.reject(new Error(error));
+    });
+    // A worker that dies takes its jobs with it: fail them rather than wait forever.
+    const failAll = (error: Error) => {
+      for (const job of jobs.values()) job.reject(error);
+      jobs.clear();
+    };
+    worker.on('error', failAll);
+    worker.on('exit', (code) => failAll(new Error(`decode worker exited with code ${code}`)));
+    return { worker, jobs };
+  });
+  return {
+    decode(raw) {
+      // The least busy worker; ties go to the first, so the choice is deterministic.
+      const target = workers.reduce((a, b) => (b.jobs.size < a.jobs.size ? b : a));
+      const id = nextId++;
+      return new Promise<DecodedBlock>((resolve, reject) => {
+        target.jobs.set(id, { resolve, reject });
+        target.worker.postMessage({ id, raw });
+      });
+    },
+    close: async () => void (await Promise.all(workers.map((w) => w.worker.terminate()))),
+  };
+}
+
+/**
+ * The source's blocks, decoded on the pool with up to `depth` in flight, in the source's order. Reading the source
+ * runs ahead on its own, so a decoded block is handed over as soon as it is ready even while the source waits for
+ * the next one (at the chain head).
+ */
+export async function* decodedBlocks(source: BlockSource, range: BlockRange, signal: AbortSignal, pool: DecodePool, depth = 8): AsyncGenerator<DecodedBlock> {
+  // Ours to abort too: a consumer that stops early must stop the reading as well.
+  const reader = new AbortController();
+  const stop = () => reader.abort();
+  signal.addEventListener('abort', stop, { once: true });
+  const queue: Promise<DecodedBlock>[] = [];
+  let ended = false;
+  let failure: { error: unknown } | undefined;
+  let wake: (() => void) | undefined;
+  let space: (() => void) | undefined;
+  const notify = () => {
+    wake?.();
+    wake = undefined;
+  };
+
+  const reading = (async () => {
+    try {
+      for await (const raw of source.raw(range, reader.signal)) {
+        while (queue.length >= depth && !reader.signal.aborted) await new Promise<void>((resolve) => (space = resolve));
+        if (reader.signal.aborted) break;
+        const decoding = pool.decode(raw);
+        decoding.catch(() => {}); // handled when its turn comes
+        queue.push(decoding);
+        notify();
+      }
+    } catch (error) {
+      failure = { error };
+    } finally {
+      ended = true;
+      notify();
+    }
+  })();
+
+  try {
+    for (;;) {
+      const next = queue.shift();
+      if (next) {
+        space?.();
+        space = undefined;
+        yield await next;
+        continue;
+      }
+      if (ended) break;
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+    if (failure) throw failure.error;
+  } finally {
+    reader.abort();
+    signal.removeEventListener('abort', stop);
+    space?.();
+    await reading;
+  }
+}
