@@ -44,10 +44,13 @@ for (let i = 0; i < BLOCKS; i++) {
 }
 const files = readdirSync(blocksDir).map((f) => path.join(blocksDir, f));
 
-// The ceiling: read and parse every file, nothing else.
-let t = performance.now();
-for (const file of files) JSON.parse(await readFile(file, 'utf8'));
-const ceilingS = (performance.now() - t) / 1000;
+// The ceiling: read and parse every file, nothing else; the best of three passes, so noise cannot flatter the ratio.
+let ceilingS = Infinity;
+for (let pass = 0; pass < 3; pass++) {
+  const started = performance.now();
+  for (const file of files) JSON.parse(await readFile(file, 'utf8'));
+  ceilingS = Math.min(ceilingS, (performance.now() - started) / 1000);
+}
 
 let url = process.env.DATABASE_URL;
 let stop = async () => {};
@@ -62,13 +65,13 @@ if (url) {
 const db = connect(url);
 try {
   await migrateToLatest(db.kysely);
-  t = performance.now();
+  const t = performance.now();
   const result = await ingest({ db, source: filesSource(blocksDir), signal: new AbortController().signal });
   const ingestS = (performance.now() - t) / 1000;
   const mb = bytes / 1e6;
   console.log(`ingest   ${result.blocks} blocks  ${result.events} events  ${mb.toFixed(0)} MB  in ${ingestS.toFixed(2)} s`);
   console.log(`ingest   ${(result.blocks / ingestS).toFixed(0)} blocks/s  ${(result.events / ingestS).toFixed(0)} events/s  ${(mb / ingestS).toFixed(1)} MB/s`);
-  console.log(`ceiling  ${(files.length / ceilingS).toFixed(0)} blocks/s  ${(mb / ceilingS).toFixed(1)} MB/s  (readFile + JSON.parse of the same files, same process)`);
+  console.log(`ceiling  ${(files.length / ceilingS).toFixed(0)} blocks/s  ${(mb / ceilingS).toFixed(1)} MB/s  (readFile + JSON.parse of the same files, same process, best of 3)`);
   console.log(`ratio    ingest/ceiling ${(ceilingS / ingestS).toFixed(2)}  (target >= 0.70)`);
 } finally {
   await db.close();

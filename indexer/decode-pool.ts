@@ -60,7 +60,7 @@ export function createDecodePool(size = defaultWorkers()): DecodePool {
  * runs ahead on its own, so a decoded block is handed over as soon as it is ready even while the source waits for
  * the next one (at the chain head).
  */
-export async function* decodedBlocks(source: BlockSource, range: BlockRange, signal: AbortSignal, pool: DecodePool, depth = 8): AsyncGenerator<DecodedBlock> {
+export async function* decodedBlocks(source: BlockSource, range: BlockRange, signal: AbortSignal, pool: DecodePool, depth = 32): AsyncGenerator<DecodedBlock> {
   // Ours to abort too: a consumer that stops early must stop the reading as well.
   const reader = new AbortController();
   const stop = () => reader.abort();

@@ -17,7 +17,7 @@ export interface BatchLimits {
   idleMs: number;
 }
 
-export const DEFAULT_LIMITS: BatchLimits = { maxBlocks: 500, maxEvents: 100_000, idleMs: 50 };
+export const DEFAULT_LIMITS: BatchLimits = { maxBlocks: 100, maxEvents: 20_000, idleMs: 50 };
 
 export interface IngestOptions {
   db: Db;

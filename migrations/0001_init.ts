@@ -28,8 +28,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('timestamp_ms', 'bigint', (c) => c.notNull())
     .addColumn('tx_hash', 'text')
-    .addColumn('payload', 'jsonb', (c) => c.notNull())
+    // json, not jsonb: the log is written far more than it is searched, and json stores the text as it is.
+    .addColumn('payload', 'json', (c) => c.notNull())
     .addPrimaryKeyConstraint('events_pkey', ['block_height', 'receipt_id', 'index'])
     .execute();
-  await db.schema.createIndex('events_kind_height').on('events').columns(['kind', 'block_height']).execute();
 }

@@ -168,10 +168,12 @@ async function upsertTokens(tx: Tx, changes: TokenChange[]) {
  */
 async function applyBalanceMoves(tx: Tx, moves: BalanceMove[], onHolders: (token: string, delta: number) => void) {
   const lastHeight = (m: BalanceMove) => Math.max(...m.byHeight.keys());
+  // Through a temporary table filled by COPY: PostgreSQL parses no array literals, the upsert is one statement.
+  await sql`create temp table if not exists balance_moves (token text, account text, delta numeric, height bigint) on commit delete rows`.execute(tx.kysely);
+  await copyRows(tx.client, 'balance_moves', ['token', 'account', 'delta', 'height'], moves.map((m) => [m.token, m.account, m.total, lastHeight(m)]));
   const result = await sql<{ token: string; account: string; balance: string }>`
     insert into balances as b (token, account, balance, updated_height)
-    select * from unnest(${moves.map((m) => m.token)}::text[], ${moves.map((m) => m.account)}::text[],
-                         ${moves.map((m) => m.total.toString())}::numeric[], ${moves.map(lastHeight)}::bigint[])
+    select token, account, delta, height from balance_moves
     on conflict (token, account) do update set balance = b.balance + excluded.balance, updated_height = greatest(b.updated_height, excluded.updated_height)
     returning token, account, balance`.execute(tx.kysely);
   const after = new Map(result.rows.map((r) => [`${r.token}\u0000${r.account}`, BigInt(r.balance)]));
