@@ -17,6 +17,7 @@
 
 import { z } from 'zod';
 import { backoffDelay, sleep } from './sources/retry.ts';
+import type { FtMetadata } from '../near/events.ts';
 
 export interface ViewOptions {
   /** Aborting it rejects the call at once with the signal's reason (no retry). */
@@ -215,15 +216,6 @@ const FtMetadataSchema = z.object({
   reference: z.string().nullish(),
   reference_hash: z.string().nullish(),
 });
-
-export interface FtMetadata {
-  spec: string;
-  name: string;
-  symbol: string;
-  decimals: number;
-  icon: string | null;
-  reference: string | null;
-}
 
 /** Why fetchFtMetadata gave null: `missing` (no such account, no contract, no ft_metadata) or `malformed`. */
 export interface NoFtMetadata {

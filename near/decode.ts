@@ -3,7 +3,7 @@
 // (logs, call args); malformed input there is skipped.
 
 import type { Action, Block, ReceiptOutcome } from './block.ts';
-import type { CoreEvent } from './events.ts';
+import type { CoreEvent, EventBase } from './events.ts';
 import { isValidAccountId } from './token-id.ts';
 import { parseU128 } from './units.ts';
 
@@ -82,15 +82,16 @@ interface Ctx {
   out: CoreEvent[];
 }
 
+/** The key and base fields of the receipt's next event (indexes count up in the order events are made). */
+function nextBase(ctx: Ctx): EventBase {
+  return { blockHeight: ctx.blockHeight, timestampMs: ctx.timestampMs, receiptId: ctx.receiptId, txHash: ctx.txHash, index: ctx.index++ };
+}
+
 function decodeAction(ctx: Ctx, outcome: ReceiptOutcome, action: Action): void {
   switch (action.kind) {
     case 'Transfer':
       ctx.out.push({
-        blockHeight: ctx.blockHeight,
-        timestampMs: ctx.timestampMs,
-        receiptId: ctx.receiptId,
-        txHash: ctx.txHash,
-        index: ctx.index++,
+        ...nextBase(ctx),
         kind: 'near_transfer',
         from: outcome.predecessorId,
         to: outcome.receiverId,
@@ -118,11 +119,7 @@ function decodeStorageDeposit(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: str
   const args = parseArgs(argsBase64);
   const accountId = args?.account_id;
   ctx.out.push({
-    blockHeight: ctx.blockHeight,
-    timestampMs: ctx.timestampMs,
-    receiptId: ctx.receiptId,
-    txHash: ctx.txHash,
-    index: ctx.index++,
+    ...nextBase(ctx),
     kind: 'storage_deposit',
     contractId: outcome.receiverId,
     // NEP-145: no account_id means the caller registers itself.
@@ -144,11 +141,7 @@ function decodeInitMetadata(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: strin
   const reference = optionalString(meta.reference);
   if (icon === undefined || reference === undefined) return;
   ctx.out.push({
-    blockHeight: ctx.blockHeight,
-    timestampMs: ctx.timestampMs,
-    receiptId: ctx.receiptId,
-    txHash: ctx.txHash,
-    index: ctx.index++,
+    ...nextBase(ctx),
     kind: 'token_metadata',
     contractId: outcome.receiverId,
     spec,
@@ -259,11 +252,7 @@ function decodeLegacyLog(
 
 function pushTransfer(ctx: Ctx, contractId: string, from: string, to: string, amount: bigint, memo: string | null): void {
   ctx.out.push({
-    blockHeight: ctx.blockHeight,
-    timestampMs: ctx.timestampMs,
-    receiptId: ctx.receiptId,
-    txHash: ctx.txHash,
-    index: ctx.index++,
+    ...nextBase(ctx),
     kind: 'ft_transfer',
     contractId,
     from,
@@ -275,11 +264,7 @@ function pushTransfer(ctx: Ctx, contractId: string, from: string, to: string, am
 
 function pushSupply(ctx: Ctx, kind: 'ft_mint' | 'ft_burn', contractId: string, owner: string, amount: bigint): void {
   ctx.out.push({
-    blockHeight: ctx.blockHeight,
-    timestampMs: ctx.timestampMs,
-    receiptId: ctx.receiptId,
-    txHash: ctx.txHash,
-    index: ctx.index++,
+    ...nextBase(ctx),
     kind,
     contractId,
     owner,

@@ -60,16 +60,20 @@ export interface StorageDepositEvent extends EventBase {
   registrationOnly: boolean;
 }
 
-/** NEP-148 metadata: given to a token contract's init call, or read from its `ft_metadata` view over RPC. */
-export interface TokenMetadataEvent extends EventBase {
-  kind: 'token_metadata';
-  contractId: string;
+/** NEP-148 fungible token metadata, as the chain gives it. */
+export interface FtMetadata {
   spec: string;
   name: string;
   symbol: string;
   decimals: number;
   icon: string | null;
   reference: string | null;
+}
+
+/** NEP-148 metadata: given to a token contract's init call, or read from its `ft_metadata` view over RPC. */
+export interface TokenMetadataEvent extends EventBase, FtMetadata {
+  kind: 'token_metadata';
+  contractId: string;
   source: 'init' | 'rpc';
 }
 
