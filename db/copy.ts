@@ -19,23 +19,17 @@ function field(value: CopyValue): string {
   return String(value);
 }
 
-/** Appends rows (each an array in `columns` order) to `table`; the client's transaction covers it. */
-export async function copyRows(client: pg.ClientBase, table: string, columns: readonly string[], rows: Iterable<readonly CopyValue[]>): Promise<number> {
-  const chunks: string[] = [];
-  let count = 0;
-  let chunk = '';
-  for (const row of rows) {
-    chunk += `${row.map(field).join('\t')}\n`;
-    count++;
-    // Hand the stream chunks of about 1 MB: big enough to be cheap, small enough not to hold one huge string.
-    if (chunk.length > 1 << 20) {
-      chunks.push(chunk);
-      chunk = '';
-    }
-  }
-  if (!count) return 0;
-  chunks.push(chunk);
+/** Rows (each an array of values in column order) as COPY text: pure, so it can be built ahead of the write. */
+export function copyText(rows: Iterable<readonly CopyValue[]>): string {
+  let text = '';
+  for (const row of rows) text += `${row.map(field).join('\t')}\n`;
+  return text;
+}
+
+/** Appends COPY text (or rows) to `table`; the client's transaction covers it. */
+export async function copyRows(client: pg.ClientBase, table: string, columns: readonly string[], rows: string | Iterable<readonly CopyValue[]>): Promise<void> {
+  const text = typeof rows === 'string' ? rows : copyText(rows);
+  if (!text) return;
   const sql = `copy ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) from stdin`;
-  await pipeline(Readable.from(chunks), client.query(copyFrom(sql)));
-  return count;
+  await pipeline(Readable.from([text]), client.query(copyFrom(sql)));
 }

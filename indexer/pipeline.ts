@@ -8,7 +8,7 @@ import type { DomainEvent } from './event-rows.ts';
 import type { Progress } from './progress.ts';
 import type { Enrich } from './token-metadata.ts';
 import type { BlockSource } from './sources/source.ts';
-import { readCheckpoint, writeBatch, type BlockRow, type Checkpoint } from './store.ts';
+import { prepareBatch, readCheckpoint, writeBatch, type BlockRow, type Checkpoint } from './store.ts';
 
 export interface BatchLimits {
   maxBlocks: number;
@@ -60,15 +60,21 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   // At most one batch in flight; its failure is kept and thrown by the next flush, so none is ever unhandled.
   let writing: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | undefined;
-  const flush = async () => {
-    await writing;
+  const rethrow = () => {
     if (failure) throw failure.error;
+  };
+  const flush = async () => {
+    rethrow();
     if (!blocks.length) return;
     const batch = { blocks, events };
     blocks = [];
     events = [];
     if (options.enrich) for (const e of await options.enrich(batch.events)) batch.events.push(e);
-    writing = writeBatch(db, batch.blocks, batch.events).then(
+    // Prepared while the previous batch is still being written: only the database work waits for it.
+    const prepared = prepareBatch(batch.blocks, batch.events);
+    await writing;
+    rethrow();
+    writing = writeBatch(db, prepared).then(
       () => {
         const height = batch.blocks.at(-1)!.height;
         result.blocks += batch.blocks.length;
@@ -80,9 +86,11 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       (error: unknown) => void (failure = { error }),
     );
   };
+  /** Writes what is pending and waits for it. */
   const drain = async () => {
     await flush();
-    await flush();
+    await writing;
+    rethrow();
   };
 
   const pool = createDecodePool(options.workers);

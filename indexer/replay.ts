@@ -7,7 +7,7 @@ import { fromRow, type DomainEvent } from './event-rows.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import type { Progress } from './progress.ts';
 import type { BlockSource } from './sources/source.ts';
-import { appendToLog, notify, project, saveCheckpoint, type BlockRow } from './store.ts';
+import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoint, type BlockRow } from './store.ts';
 
 /** Every table derived from the log (blocks and events are the log; checkpoints are the indexer's own). */
 export const PROJECTIONS = ['transfers', 'balances', 'balance_history', 'tokens', 'storage_registrations'] as const;
@@ -35,7 +35,7 @@ export async function rebuildProjections(tx: Tx, progress?: Progress): Promise<n
     const rows = await query.orderBy('block_height').orderBy('receipt_id').orderBy('index').execute();
     if (!rows.length) break;
     const events: DomainEvent[] = rows.map(fromRow);
-    await project(tx, events);
+    await applyProjections(tx, prepareProjections(events));
     after = rows.at(-1)!.block_height;
     total += rows.length;
     progress?.update(after, 0, rows.length);

@@ -3,10 +3,10 @@
 // a batch that was rolled back.
 import { sql, type Kysely } from 'kysely';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
-import { copyRows } from '../db/copy.ts';
+import { copyRows, copyText } from '../db/copy.ts';
 import type { Database } from '../db/schema.ts';
 import { compareEvents, EVENT_COLUMNS, eventRow, type DomainEvent } from './event-rows.ts';
-import { applyTokenProjections } from './projections/tokens.ts';
+import { applyTokenChanges, prepareTokenChanges, type TokenChanges } from './projections/tokens.ts';
 
 export const CHECKPOINT = 'indexer';
 export const NOTIFY_CHANNEL = 'dexlake_blocks';
@@ -30,16 +30,23 @@ export async function readCheckpoint(db: Kysely<Database>): Promise<Checkpoint |
   return db.selectFrom('checkpoints').select(['height', 'hash']).where('name', '=', CHECKPOINT).executeTakeFirst();
 }
 
+const BLOCK_COLUMNS = ['height', 'hash', 'prev_hash', 'timestamp_ms', 'gap_before'];
+
 /** Appends blocks and their events to the log; their heights must not be in it yet. */
-export async function appendToLog(tx: Tx, blocks: readonly BlockRow[], events: readonly DomainEvent[]): Promise<void> {
-  await copyRows(tx.client, 'blocks', ['height', 'hash', 'prev_hash', 'timestamp_ms', 'gap_before'], blocks.map((b) => [b.height, b.hash, b.prevHash, b.timestampMs, b.gapBefore]));
-  await copyRows(tx.client, 'events', EVENT_COLUMNS, events.map(eventRow));
+export async function appendToLog(tx: Tx, blocks: readonly BlockRow[], events: readonly DomainEvent[] | string): Promise<void> {
+  await copyRows(tx.client, 'blocks', BLOCK_COLUMNS, blocks.map((b) => [b.height, b.hash, b.prevHash, b.timestampMs, b.gapBefore]));
+  await copyRows(tx.client, 'events', EVENT_COLUMNS, typeof events === 'string' ? events : events.map(eventRow));
 }
 
-/** Runs every projection over events of whole blocks; returns what changed, for the NOTIFY. */
-export async function project(tx: Tx, events: DomainEvent[]): Promise<{ tokens: Set<string> }> {
+/** Every projection's changes for events of whole blocks. Pure: it can run while another batch is written. */
+export function prepareProjections(events: DomainEvent[]): TokenChanges {
   events.sort(compareEvents);
-  return { tokens: await applyTokenProjections(tx, events) };
+  return prepareTokenChanges(events);
+}
+
+/** Applies prepared changes; returns what changed, for the NOTIFY. */
+export async function applyProjections(tx: Tx, changes: TokenChanges): Promise<{ tokens: Set<string> }> {
+  return { tokens: await applyTokenChanges(tx, changes) };
 }
 
 export async function saveCheckpoint(tx: Kysely<Database>, checkpoint: Checkpoint): Promise<void> {
@@ -59,13 +66,24 @@ export async function notify(tx: Kysely<Database>, payload: string): Promise<voi
   await sql`select pg_notify(${NOTIFY_CHANNEL}, ${payload})`.execute(tx);
 }
 
+/** A batch ready to write: all the work that needs no database is done. */
+export interface PreparedBatch {
+  blocks: readonly BlockRow[];
+  events: string;
+  changes: TokenChanges;
+}
+
+export function prepareBatch(blocks: readonly BlockRow[], events: DomainEvent[]): PreparedBatch {
+  return { blocks, events: copyText(events.map(eventRow)), changes: prepareProjections(events) };
+}
+
 /** One batch, all or nothing: log, projections, checkpoint, NOTIFY. */
-export async function writeBatch(db: Db, blocks: readonly BlockRow[], events: DomainEvent[]): Promise<void> {
-  const last = blocks.at(-1);
+export async function writeBatch(db: Db, batch: PreparedBatch): Promise<void> {
+  const last = batch.blocks.at(-1);
   if (!last) return;
   await inTransaction(db, async (tx) => {
-    await appendToLog(tx, blocks, events);
-    const changed = await project(tx, events);
+    await appendToLog(tx, batch.blocks, batch.events);
+    const changed = await applyProjections(tx, batch.changes);
     await saveCheckpoint(tx.kysely, { height: last.height, hash: last.hash });
     await notify(tx.kysely, notifyPayload(last.height, changed.tokens));
   });

@@ -1,9 +1,11 @@
 // Token projections from core events: transfers, balances (current and per block), tokens (metadata, holders,
-// supply) and storage registrations. One call per batch, set-based SQL over unnest arrays, and results that do
-// not depend on the order of events within a block, so a live run and a rebuild from the log write the same rows.
+// supply) and storage registrations. Per batch, a pure step works out the changes (`prepareTokenChanges`, which
+// can run while the previous batch is still being written) and an I/O step applies them with set-based SQL
+// (`applyTokenChanges`). Results do not depend on the order of events within a block, so a live run and a
+// rebuild from the log write the same rows.
 import { sql } from 'kysely';
 import type { Tx } from '../../db/connect.ts';
-import { copyRows } from '../../db/copy.ts';
+import { copyRows, copyText, type CopyValue } from '../../db/copy.ts';
 import { findKnownToken } from '../../near/known-tokens.ts';
 import type { DomainEvent } from '../event-rows.ts';
 
@@ -30,9 +32,21 @@ interface TokenChange {
   metadata?: { source: 'init' | 'rpc'; symbol: string; name: string; decimals: number; icon: string | null; reference: string | null };
 }
 
-/** Applies the batch's events (sorted by compareEvents) to the token projections; returns the tokens touched. */
-export async function applyTokenProjections(tx: Tx, events: readonly DomainEvent[]): Promise<Set<string>> {
-  const transfers: { e: DomainEvent; token: string; sender: string | null; receiver: string | null; amount: bigint; memo: string | null }[] = [];
+export interface TokenChanges {
+  /** COPY text of the `transfers` rows. */
+  transfers: string;
+  moves: BalanceMove[];
+  tokens: TokenChange[];
+  registrations: { contract: string; account: string; deposit: bigint; height: number }[];
+}
+
+const TRANSFER_COLUMNS = ['block_height', 'receipt_id', 'index', 'timestamp_ms', 'tx_hash', 'token', 'sender', 'receiver', 'amount', 'memo'];
+
+/** What a batch's events (sorted by compareEvents) change in the token projections. Pure. */
+export function prepareTokenChanges(events: readonly DomainEvent[]): TokenChanges {
+  const transfers: CopyValue[][] = [];
+  const transfer = (e: DomainEvent, token: string, sender: string | null, receiver: string | null, amount: bigint, memo: string | null) =>
+    transfers.push([e.blockHeight, e.receiptId, e.index, e.timestampMs, e.txHash, token, sender, receiver, amount, memo]);
   const moves = new Map<string, BalanceMove>();
   const tokens = new Map<string, TokenChange>();
   const registrations = new Map<string, { contract: string; account: string; deposit: bigint; height: number }>();
@@ -55,18 +69,18 @@ export async function applyTokenProjections(tx: Tx, events: readonly DomainEvent
   for (const e of events) {
     switch (e.kind) {
       case 'ft_transfer':
-        transfers.push({ e, token: e.contractId, sender: e.from, receiver: e.to, amount: e.amount, memo: e.memo });
+        transfer(e, e.contractId, e.from, e.to, e.amount, e.memo);
         move(e.contractId, e.from, e.blockHeight, -e.amount);
         move(e.contractId, e.to, e.blockHeight, e.amount);
         tokenChange(e.contractId, e.blockHeight);
         break;
       case 'ft_mint':
-        transfers.push({ e, token: e.contractId, sender: null, receiver: e.owner, amount: e.amount, memo: null });
+        transfer(e, e.contractId, null, e.owner, e.amount, null);
         move(e.contractId, e.owner, e.blockHeight, e.amount);
         tokenChange(e.contractId, e.blockHeight).minted += e.amount;
         break;
       case 'ft_burn':
-        transfers.push({ e, token: e.contractId, sender: e.owner, receiver: null, amount: e.amount, memo: null });
+        transfer(e, e.contractId, e.owner, null, e.amount, null);
         move(e.contractId, e.owner, e.blockHeight, -e.amount);
         tokenChange(e.contractId, e.blockHeight).burned += e.amount;
         break;
@@ -74,7 +88,7 @@ export async function applyTokenProjections(tx: Tx, events: readonly DomainEvent
         // Refunds from `system` return gas and deposits whose charge no event records: counting them would
         // credit money that was never debited.
         if (e.refund) break;
-        transfers.push({ e, token: NEAR, sender: e.from, receiver: e.to, amount: e.amount, memo: null });
+        transfer(e, NEAR, e.from, e.to, e.amount, null);
         move(NEAR, e.from, e.blockHeight, -e.amount);
         move(NEAR, e.to, e.blockHeight, e.amount);
         tokenChange(NEAR, e.blockHeight);
@@ -95,26 +109,24 @@ export async function applyTokenProjections(tx: Tx, events: readonly DomainEvent
     }
   }
 
-  await copyRows(
-    tx.client,
-    'transfers',
-    ['block_height', 'receipt_id', 'index', 'timestamp_ms', 'tx_hash', 'token', 'sender', 'receiver', 'amount', 'memo'],
-    transfers.map((t) => [t.e.blockHeight, t.e.receiptId, t.e.index, t.e.timestampMs, t.e.txHash, t.token, t.sender, t.receiver, t.amount, t.memo]),
-  );
+  return { transfers: copyText(transfers), moves: [...moves.values()], tokens: [...tokens.values()], registrations: [...registrations.values()] };
+}
 
-  if (moves.size) await applyBalanceMoves(tx, [...moves.values()], (token, delta) => tokenChange(token, 0).holders += delta);
-
-  if (tokens.size) await upsertTokens(tx, [...tokens.values()]);
-
-  if (registrations.size) {
-    const rows = [...registrations.values()];
+/** Writes prepared changes; returns the tokens touched. */
+export async function applyTokenChanges(tx: Tx, changes: TokenChanges): Promise<Set<string>> {
+  await copyRows(tx.client, 'transfers', TRANSFER_COLUMNS, changes.transfers);
+  const byToken = new Map(changes.tokens.map((t) => [t.token, t]));
+  if (changes.moves.length) await applyBalanceMoves(tx, changes.moves, (token, delta) => (byToken.get(token)!.holders += delta));
+  if (changes.tokens.length) await upsertTokens(tx, changes.tokens);
+  const rows = changes.registrations;
+  if (rows.length) {
     await sql`
       insert into storage_registrations as r (contract_id, account_id, deposit, registered_height)
       select * from unnest(${rows.map((r) => r.contract)}::text[], ${rows.map((r) => r.account)}::text[],
                            ${rows.map((r) => r.deposit.toString())}::numeric[], ${rows.map((r) => r.height)}::bigint[])
       on conflict (contract_id, account_id) do update set deposit = r.deposit + excluded.deposit`.execute(tx.kysely);
   }
-  return new Set(tokens.keys());
+  return new Set(byToken.keys());
 }
 
 /**
