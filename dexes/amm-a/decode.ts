@@ -1,0 +1,262 @@
+// Block -> AmmA events (Ref Finance `v2.ref-finance.near`). Pure: no I/O.
+//
+// Two sources, kept apart as ../shared/docs/design.md asks ("logs give trades; state changes give
+// reserves"):
+// - pool state: the contract's storage writes of the block (`data_update` of `00 ‖ u64le(id)`),
+//   decoded with state.ts. Lake lists repeated writes of one key in execution order, so the LAST
+//   one is the state after the block (ref-storage-layout.md §11). A failed receipt commits no
+//   state, so nothing needs filtering here. Also the rated-token rates (`custom_rate_key`), which
+//   change without any pool write.
+// - swaps: `Swapped ...` log lines of SUCCESSFUL receipts executed by the contract (a failed
+//   receipt keeps its logs in the block, but its state was rolled back: no event).
+//
+// Contract-controlled text (logs, call args) never makes this throw; a pool value that does not
+// decode exactly does (AmmAStateError): the layout changed and the code must follow.
+
+import type { Block, ReceiptOutcome, StateChange } from '../../near/block.ts';
+import { BorshReader } from '../../near/borsh.ts';
+import { isSuccess } from '../../near/decode.ts';
+import {
+  AMM_A_DEX_ID,
+  type AmmAEvent,
+  type AmmAPoolDeletedEvent,
+  type AmmAPoolStateEvent,
+  type AmmARatesEvent,
+  type AmmASwapEvent,
+} from './events.ts';
+import { AmmAStateError, RATE_KEY, decodePool, decodeRates, poolIdOfKey } from './state.ts';
+
+export const AMM_A_MAINNET_CONTRACT = 'v2.ref-finance.near';
+
+export interface DecodeAmmAOptions {
+  /** The exchange contract; default `v2.ref-finance.near`. */
+  contractId?: string;
+}
+
+// `log!("Swapped {} {} for {} {}", amount_in, token_in, amount_out, token_out)`; stable, rated
+// and degen pools append `, total fee {}, admin fee {}` (contract >= 1.4.1).
+const SWAPPED = /^Swapped (\d+) ([^\s,]+) for (\d+) ([^\s,]+)(?:, total fee (\d+), admin fee (\d+))?$/;
+
+const RATE_KEY_B64 = Buffer.from(RATE_KEY, 'utf8').toString('base64');
+
+export function decodeAmmA(block: Block, options?: DecodeAmmAOptions): AmmAEvent[] {
+  const contractId = options?.contractId ?? AMM_A_MAINNET_CONTRACT;
+  const events: AmmAEvent[] = [];
+  const nextIndex = new Map<string, number>();
+  const indexFor = (receiptId: string): number => {
+    const i = nextIndex.get(receiptId) ?? 0;
+    nextIndex.set(receiptId, i + 1);
+    return i;
+  };
+
+  // 1. Swaps, in block order (shards, then outcomes, then log lines).
+  const txByReceipt = new Map<string, string | null>();
+  for (const shard of block.shards) {
+    for (const outcome of shard.receiptOutcomes) {
+      txByReceipt.set(outcome.receiptId, outcome.txHash);
+      if (outcome.executorId !== contractId || !isSuccess(outcome)) continue;
+      decodeSwaps(block, outcome, contractId, indexFor, events);
+    }
+  }
+
+  // 2. Storage writes: the last change of each key wins; emitted in the order of those last changes.
+  const lastPoolChange = new Map<number, StateChange>();
+  let lastRates: StateChange | undefined;
+  for (const shard of block.shards) {
+    for (const sc of shard.stateChanges) {
+      if (sc.type !== 'data_update' && sc.type !== 'data_deletion') continue;
+      const keyB64 = sc.change.keyBase64;
+      if (sc.change.accountId !== contractId || keyB64 === undefined) continue;
+      if (keyB64 === RATE_KEY_B64) {
+        lastRates = sc;
+        continue;
+      }
+      // A pool key is 9 bytes = 12 base64 characters; byte 0x00 makes the first one "A".
+      if (keyB64.length !== 12 || keyB64.charCodeAt(0) !== 0x41) continue;
+      const poolId = poolIdOfKey(Buffer.from(keyB64, 'base64'));
+      if (poolId === null) continue;
+      lastPoolChange.delete(poolId);
+      lastPoolChange.set(poolId, sc);
+    }
+  }
+
+  const base = (sc: StateChange) => {
+    const receiptId = sc.cause?.receiptHash ?? `(${sc.cause?.type ?? 'unknown cause'})`;
+    return {
+      blockHeight: block.height,
+      timestampMs: block.timestampMs,
+      receiptId,
+      txHash: sc.cause?.txHash ?? txByReceipt.get(receiptId) ?? null,
+      index: indexFor(receiptId),
+    };
+  };
+
+  for (const [poolId, sc] of lastPoolChange) {
+    if (sc.type === 'data_deletion') {
+      const ev: AmmAPoolDeletedEvent = { ...base(sc), kind: 'pool_deleted', dex: AMM_A_DEX_ID, contractId, poolId };
+      events.push(ev);
+      continue;
+    }
+    const value = valueBytes(sc, block.height);
+    let state;
+    try {
+      state = decodePool(poolId, value);
+    } catch (err) {
+      throw new AmmAStateError(`block ${block.height}: ${(err as Error).message}`);
+    }
+    const ev: AmmAPoolStateEvent = { ...base(sc), kind: 'pool_state', dex: AMM_A_DEX_ID, contractId, poolId, state };
+    events.push(ev);
+  }
+
+  if (lastRates !== undefined && lastRates.type === 'data_update') {
+    let rates;
+    try {
+      rates = decodeRates(valueBytes(lastRates, block.height));
+    } catch (err) {
+      throw new AmmAStateError(`block ${block.height}: ${(err as Error).message}`);
+    }
+    const ev: AmmARatesEvent = {
+      ...base(lastRates),
+      kind: 'rates',
+      dex: AMM_A_DEX_ID,
+      contractId,
+      rates: [...rates].map(([tokenId, rate]) => ({ tokenId, ...rate })),
+    };
+    events.push(ev);
+  }
+  return events;
+}
+
+function valueBytes(sc: StateChange, height: number): Uint8Array {
+  const b64 = sc.change.valueBase64;
+  if (b64 === undefined) throw new AmmAStateError(`block ${height}: data_update without a value`);
+  return BorshReader.fromBase64(b64).bytes;
+}
+
+// ---- swaps ----
+
+/** One swap action of the receipt's call arguments, as the contract's `SwapAction` JSON has it. */
+interface SwapAction {
+  poolId: number;
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: bigint | null;
+}
+
+interface ParsedSwapped {
+  amountIn: bigint;
+  tokenIn: string;
+  amountOut: bigint;
+  tokenOut: string;
+  totalFee: bigint | null;
+  adminFee: bigint | null;
+}
+
+function decodeSwaps(
+  block: Block,
+  outcome: ReceiptOutcome,
+  contractId: string,
+  indexFor: (receiptId: string) => number,
+  out: AmmAEvent[],
+): void {
+  const lines: ParsedSwapped[] = [];
+  for (const log of outcome.logs) {
+    const m = SWAPPED.exec(log);
+    if (m === null) continue;
+    lines.push({
+      amountIn: BigInt(m[1] as string),
+      tokenIn: m[2] as string,
+      amountOut: BigInt(m[3] as string),
+      tokenOut: m[4] as string,
+      totalFee: m[5] === undefined ? null : BigInt(m[5]),
+      adminFee: m[6] === undefined ? null : BigInt(m[6]),
+    });
+  }
+  if (lines.length === 0) return;
+
+  const { actions, trader } = swapActionsOf(outcome);
+  const matched =
+    actions.length === lines.length &&
+    lines.every((line, i) => {
+      const a = actions[i];
+      return (
+        a !== undefined &&
+        a.tokenIn === line.tokenIn &&
+        a.tokenOut === line.tokenOut &&
+        (a.amountIn === null || a.amountIn === line.amountIn)
+      );
+    });
+
+  lines.forEach((line, i) => {
+    const ev: AmmASwapEvent = {
+      blockHeight: block.height,
+      timestampMs: block.timestampMs,
+      receiptId: outcome.receiptId,
+      txHash: outcome.txHash,
+      index: indexFor(outcome.receiptId),
+      kind: 'swap',
+      dex: AMM_A_DEX_ID,
+      contractId,
+      poolId: matched ? (actions[i]?.poolId ?? null) : null,
+      trader,
+      ...line,
+    };
+    out.push(ev);
+  });
+}
+
+/**
+ * The swap actions of a receipt, in execution order: `ft_on_transfer` (msg `{"actions": [...]}`,
+ * the instant swap of `ft_transfer_call`), `swap` and `execute_actions` (args `{"actions": [...]}`,
+ * on deposited funds). Only `SwapAction`s count (`pool_id`, `token_in`, `token_out`, optional
+ * `amount_in`); by-output actions (`amount_out`) do not log `Swapped`.
+ */
+function swapActionsOf(outcome: ReceiptOutcome): { actions: SwapAction[]; trader: string | null } {
+  const actions: SwapAction[] = [];
+  let trader: string | null = null;
+  if (outcome.receipt.kind !== 'Action') return { actions, trader };
+  for (const action of outcome.receipt.actions) {
+    if (action.kind !== 'FunctionCall') continue;
+    const args = parseJsonObject(Buffer.from(action.argsBase64, 'base64').toString('utf8'));
+    if (args === null) continue;
+    let list: unknown;
+    if (action.methodName === 'ft_on_transfer') {
+      const msg = typeof args.msg === 'string' ? parseJsonObject(args.msg) : null;
+      list = msg?.actions;
+      if (Array.isArray(list) && typeof args.sender_id === 'string') trader = args.sender_id;
+    } else if (action.methodName === 'swap' || action.methodName === 'execute_actions') {
+      list = args.actions;
+      if (Array.isArray(list)) trader = outcome.predecessorId;
+    }
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      const a = toSwapAction(item);
+      if (a !== null) actions.push(a);
+    }
+  }
+  return { actions, trader };
+}
+
+function toSwapAction(item: unknown): SwapAction | null {
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return null;
+  const o = item as Record<string, unknown>;
+  if ('amount_out' in o) return null;
+  const { pool_id: poolId, token_in: tokenIn, token_out: tokenOut, amount_in: amountIn } = o;
+  if (typeof poolId !== 'number' || !Number.isSafeInteger(poolId) || poolId < 0) return null;
+  if (typeof tokenIn !== 'string' || typeof tokenOut !== 'string') return null;
+  let amount: bigint | null = null;
+  if (amountIn !== undefined && amountIn !== null) {
+    if (typeof amountIn !== 'string' || !/^\d+$/.test(amountIn)) return null;
+    amount = BigInt(amountIn);
+  }
+  return { poolId, tokenIn, tokenOut, amountIn: amount };
+}
+
+function parseJsonObject(text: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

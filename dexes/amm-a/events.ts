@@ -1,0 +1,73 @@
+// Domain events of AmmA (Ref Finance `v2.ref-finance.near`). Same base fields as the core events
+// (near/events.ts): (blockHeight, receiptId, index) is unique among AmmA events; `index` counts
+// within AmmA's own events of one receipt (swaps in log order first, then pool writes in block
+// order), so a store that mixes AmmA and core events must key on the kind (or dex) as well.
+
+import type { EventBase } from '../../near/events.ts';
+import type { AmmAPoolState, TokenRate } from './state.ts';
+
+export const AMM_A_DEX_ID = 'AmmA';
+
+/**
+ * A pool's state after the block: the LAST write of its storage key `00 ‖ u64le(poolId)` in the
+ * block. `receiptId` is the receipt that made that write (the state change's cause). Emitted
+ * for every written pool, whether or not a Swapped log accompanies it (add/remove liquidity,
+ * pool creation, admin fee changes...).
+ */
+export interface AmmAPoolStateEvent extends EventBase {
+  kind: 'pool_state';
+  dex: typeof AMM_A_DEX_ID;
+  contractId: string;
+  poolId: number;
+  state: AmmAPoolState;
+}
+
+/**
+ * A pool key deleted in the block (the last change of the key was a `data_deletion`). The
+ * contract never deletes pools, so this marks an unexpected contract change: the pool's state
+ * is unknown from here on.
+ */
+export interface AmmAPoolDeletedEvent extends EventBase {
+  kind: 'pool_deleted';
+  dex: typeof AMM_A_DEX_ID;
+  contractId: string;
+  poolId: number;
+}
+
+/** The rated-token rates map (`custom_rate_key`) after the block, when the block wrote it. */
+export interface AmmARatesEvent extends EventBase {
+  kind: 'rates';
+  dex: typeof AMM_A_DEX_ID;
+  contractId: string;
+  /** In stored order (borsh sorts HashMap entries by key). Tokens absent here use rate 10^24. */
+  rates: Array<TokenRate & { tokenId: string }>;
+}
+
+/**
+ * One swap hop: one `Swapped <amountIn> <tokenIn> for <amountOut> <tokenOut>[, total fee F,
+ * admin fee G]` log line of a successful receipt executed by the contract.
+ */
+export interface AmmASwapEvent extends EventBase {
+  kind: 'swap';
+  dex: typeof AMM_A_DEX_ID;
+  contractId: string;
+  /**
+   * The pool of the hop, from the receipt's swap actions (`swap`/`execute_actions` args, or the
+   * `ft_on_transfer` msg), matched in order to the receipt's Swapped lines. null when that match
+   * is not exact: the number of swap actions differs from the number of Swapped lines, or a
+   * line's tokens (or the action's `amount_in`, when given) differ from its action's.
+   */
+  poolId: number | null;
+  /** `ft_on_transfer`'s `sender_id`, else the receipt's predecessor; null when unknown. */
+  trader: string | null;
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: bigint;
+  amountOut: bigint;
+  /** Stable/rated/degen pools only (log suffix), in output-token units; null for simple pools. */
+  totalFee: bigint | null;
+  adminFee: bigint | null;
+}
+
+export type AmmAEvent = AmmAPoolStateEvent | AmmAPoolDeletedEvent | AmmARatesEvent | AmmASwapEvent;
+export type AmmAEventKind = AmmAEvent['kind'];
