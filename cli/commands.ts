@@ -1,34 +1,14 @@
-// The subcommands that do the work: index, serve, migrate, replay, rebuild.
+// The indexer's subcommands: index, migrate, replay, rebuild.
 import pino from 'pino';
 import { ConfigError, type Config } from './config.ts';
-import { openDatabase, type DatabaseHandle } from './database.ts';
+import { stopSignal, withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { buildServer } from '../api/server.ts';
 import { runIndexer } from '../indexer/main.ts';
 import { startStatusServer } from '../indexer/status-server.ts';
 import { createProgress } from '../indexer/progress.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
 import { openSource } from '../indexer/sources/index.ts';
-
-/** Resolves on SIGINT, SIGTERM, or (for a child of `dexlake start`) the parent going away. */
-function stopSignal(): AbortSignal {
-  const controller = new AbortController();
-  const stop = () => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  if (process.connected) process.once('disconnect', stop);
-  return controller.signal;
-}
-
-async function withDatabase<T>(config: Config, fn: (db: DatabaseHandle) => Promise<T>): Promise<T> {
-  const database = await openDatabase(config, (line) => process.stderr.write(`${line}\n`));
-  try {
-    return await fn(database);
-  } finally {
-    await database.stop();
-  }
-}
 
 export async function index(config: Config): Promise<void> {
   const signal = stopSignal();
@@ -47,23 +27,6 @@ export async function index(config: Config): Promise<void> {
       await db.close();
     }
     logger.info('indexer stopped');
-  });
-}
-
-export async function serve(config: Config): Promise<void> {
-  const signal = stopSignal();
-  await withDatabase(config, async ({ url }) => {
-    const db = connect(url, { connectTimeoutMs: 2_000 });
-    const app = await buildServer({ db, logLevel: config.logLevel });
-    db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
-    try {
-      await app.listen({ port: config.port, host: config.host });
-      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-      app.log.info('api stopping');
-    } finally {
-      await app.close();
-      await db.close();
-    }
   });
 }
 
@@ -88,7 +51,7 @@ export async function replayCommand(config: Config): Promise<void> {
     const db = connect(url);
     try {
       await migrateToLatest(db.kysely);
-      const source = openSource(config.source);
+      const source = await openSource(config.source);
       const progress = createProgress({ logger, from, to, tty: process.stderr.isTTY ? process.stderr : undefined });
       const result = await replay({ db, source, from, to, signal, progress });
       progress.done();

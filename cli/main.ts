@@ -54,7 +54,7 @@ withSettings(program.command('index').description('run the indexer: read blocks 
 const serveNames = [...commonSettings, ...apiSettings];
 withSettings(program.command('serve').description('run the api: routing and token data over HTTP and WebSocket'), serveNames).action(
   async (_opts, command: Command) => {
-    const { serve } = await import('./commands.ts');
+    const { serve } = await import('./serve.ts');
     await serve(configOf(command, serveNames));
   },
 );

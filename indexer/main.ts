@@ -27,7 +27,7 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
     await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
     return;
   }
-  const source = openSource(options.source);
+  const source = await openSource(options.source);
   const checkpoint = await readCheckpoint(db.kysely);
   const from = options.from ?? (checkpoint ? checkpoint.height + 1 : undefined);
   logger.info({ source: source.name, from: from ?? 'where the source starts', to: options.to, resuming: options.from === undefined && checkpoint !== undefined }, 'indexing');

@@ -1,7 +1,5 @@
-// Picks the block source a spec names: `files:PATH`, `lake:...`, `neardata:...`.
-import { filesSource } from './files.ts';
-import { lakeSource } from './lake.ts';
-import { neardataSource } from './neardata.ts';
+// Picks the block source a spec names: `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
+// client alone takes a fifth of a second to import).
 import type { OnRetry } from './retry.ts';
 import type { BlockSource } from './source.ts';
 
@@ -14,19 +12,19 @@ export interface OpenOptions {
 
 const FORMS = 'files:PATH, neardata:mainnet|testnet|URL or lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL';
 
-export function openSource(spec: string, options: OpenOptions = {}): BlockSource {
+export async function openSource(spec: string, options: OpenOptions = {}): Promise<BlockSource> {
   const colon = spec.indexOf(':');
   const kind = colon < 0 ? spec : spec.slice(0, colon);
   switch (kind) {
     case 'files': {
       const path = spec.slice(colon + 1);
       if (path === '') throw new Error(`block source "${spec}": files: needs a path`);
-      return filesSource(path);
+      return (await import('./files.ts')).filesSource(path);
     }
     case 'lake':
-      return lakeSource(spec, options);
+      return (await import('./lake.ts')).lakeSource(spec, options);
     case 'neardata':
-      return neardataSource(spec, options);
+      return (await import('./neardata.ts')).neardataSource(spec, options);
     case 'devnet':
       throw new Error(`block source "${spec}": devnet is added by the DEX-indexing issue; use one of ${FORMS}`);
     default:
