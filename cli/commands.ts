@@ -1,7 +1,6 @@
 // The indexer's subcommands: index, migrate, replay, rebuild.
-import pino from 'pino';
 import { ConfigError, type Config } from './config.ts';
-import { stopSignal, withDatabase } from './run.ts';
+import { processLogger, stopSignal, withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { runIndexer } from '../indexer/main.ts';
@@ -13,7 +12,7 @@ import { openSource } from '../indexer/sources/index.ts';
 export async function index(config: Config): Promise<void> {
   const signal = stopSignal();
   await withDatabase(config, async ({ url }) => {
-    const logger = pino({ level: config.logLevel, base: { proc: 'indexer' } });
+    const logger = processLogger('indexer', config.logLevel);
     const db = connect(url, { onError: (err) => logger.warn({ err: err.message }, 'database connection lost') });
     // The writer owns the schema; the status port opens only once it is migrated, so "healthy" means ready.
     const applied = await migrateToLatest(db.kysely);
@@ -47,7 +46,7 @@ export async function replayCommand(config: Config): Promise<void> {
   const { from, to } = config;
   const signal = stopSignal();
   await withDatabase(config, async ({ url }) => {
-    const logger = pino({ level: config.logLevel, base: { proc: 'replay' } });
+    const logger = processLogger('replay', config.logLevel);
     const db = connect(url);
     try {
       await migrateToLatest(db.kysely);
@@ -64,7 +63,7 @@ export async function replayCommand(config: Config): Promise<void> {
 
 export async function rebuildCommand(config: Config): Promise<void> {
   await withDatabase(config, async ({ url }) => {
-    const logger = pino({ level: config.logLevel, base: { proc: 'rebuild' } });
+    const logger = processLogger('rebuild', config.logLevel);
     const db = connect(url);
     try {
       await migrateToLatest(db.kysely);

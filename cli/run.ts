@@ -1,4 +1,5 @@
 // What every long-running subcommand shares: its database for the length of the run, and when to stop.
+import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './database.ts';
 
@@ -8,7 +9,12 @@ export function stopSignal(): AbortSignal {
   const stop = () => controller.abort();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  if (process.connected) process.once('disconnect', stop);
+  // A child of `dexlake start` has an IPC channel to it; if that is already closed, the parent died while this
+  // process was starting, before a 'disconnect' listener could hear it.
+  if (process.env.DEXLAKE_SUPERVISED === '1') {
+    if (process.connected) process.once('disconnect', stop);
+    else stop();
+  }
   return controller.signal;
 }
 
@@ -21,3 +27,11 @@ export async function withDatabase<T>(config: Config, fn: (db: DatabaseHandle) =
   }
 }
 
+
+/**
+ * A process's logger: JSON lines on stdout, written asynchronously. A synchronous write to a pipe nobody reads
+ * (the parent `dexlake start` was killed) can block the thread for good, and with it every signal handler.
+ */
+export function processLogger(proc: string, level: string): Logger {
+  return pino({ level, base: { proc } }, pino.destination({ dest: 1, sync: false }));
+}

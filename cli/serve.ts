@@ -1,6 +1,6 @@
 // `dexlake serve`: the api process. Loads nothing of the indexer's, so it starts fast.
 import type { Config } from './config.ts';
-import { stopSignal, withDatabase } from './run.ts';
+import { processLogger, stopSignal, withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { buildServer } from '../api/server.ts';
 
@@ -8,7 +8,7 @@ export async function serve(config: Config): Promise<void> {
   const signal = stopSignal();
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { connectTimeoutMs: 2_000 });
-    const app = await buildServer({ db, logLevel: config.logLevel });
+    const app = await buildServer({ db, logger: processLogger('api', config.logLevel) });
     db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
     try {
       await app.listen({ port: config.port, host: config.host });

@@ -53,7 +53,7 @@ export async function start(config: Config): Promise<never> {
   }
   if (stopping) return stopping;
 
-  const env = { ...process.env, ...configEnv(config), DATABASE_URL: database.url };
+  const env = { ...process.env, ...configEnv(config), DATABASE_URL: database.url, DEXLAKE_SUPERVISED: '1' };
   for (const [name, command] of [['indexer', 'index'], ['api', 'serve']] as const) {
     // An IPC channel lets a child notice that this process died (even by SIGKILL) and stop by itself.
     const child = spawn(process.execPath, [BIN, command], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
