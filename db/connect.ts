@@ -1,7 +1,7 @@
 // One pg pool and its Kysely wrapper per process. Every pool gets an error handler: an idle client that loses
 // its server (a restart, a dropped database) must not crash the process.
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect } from './kysely.ts';
 import type { Database } from './schema.ts';
 
 const INT8_OID = 20;

@@ -1,6 +1,7 @@
 // Applies the migrations of migrations/ with Kysely's migrator, through a provider of our own: Kysely's
 // FileMigrationProvider imports from inside node_modules, which vitest refuses for .ts files.
-import { Migrator, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { Migrator } from './kysely.ts';
 import { migrations } from '../migrations/index.ts';
 
 /** Brings the schema to the latest migration; returns the names applied by this call (empty when up to date). */

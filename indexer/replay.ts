@@ -1,7 +1,7 @@
 // Operators' tools over the event log. `rebuild` re-derives every projection from the log; `replay` re-ingests
 // a range of blocks into the log and then rebuilds. Each runs in one transaction, so a crash leaves the tables
 // as they were, and each is deterministic, so running it twice changes nothing.
-import { sql } from 'kysely';
+import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { fromRow, type DomainEvent } from './event-rows.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';

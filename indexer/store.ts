@@ -1,7 +1,8 @@
 // Writing a batch of decoded blocks: blocks, the event log, the projections, the checkpoint and the NOTIFY, in
 // one transaction. PostgreSQL delivers a NOTIFY only when its transaction commits, so listeners never hear of
 // a batch that was rolled back.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { copyRows, copyText } from '../db/copy.ts';
 import type { Database } from '../db/schema.ts';

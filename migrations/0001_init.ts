@@ -1,5 +1,6 @@
 // The foundation: the block log, the indexer checkpoint and the append-only event log.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../db/kysely.ts';
 
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

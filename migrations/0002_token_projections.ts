@@ -1,6 +1,7 @@
 // The projections of the ingestion issue: transfers, balances (current and per block), tokens with holder counts
 // and supply, storage registrations. All derived from the `events` log and rebuildable from it.
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { sql } from '../db/kysely.ts';
 
 const amount = sql`numeric(40,0)`;
 

@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql } from '../db/kysely.ts';
 import { describe, expect, it } from 'vitest';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';

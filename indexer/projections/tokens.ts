@@ -3,7 +3,7 @@
 // can run while the previous batch is still being written) and an I/O step applies them with set-based SQL
 // (`applyTokenChanges`). Results do not depend on the order of events within a block, so a live run and a
 // rebuild from the log write the same rows.
-import { sql } from 'kysely';
+import { sql } from '../../db/kysely.ts';
 import type { Tx } from '../../db/connect.ts';
 import { copyRows, copyText, type CopyValue } from '../../db/copy.ts';
 import { findKnownToken } from '../../near/known-tokens.ts';
