@@ -6,14 +6,20 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { quoteIdent } from './connect.ts';
 
-export type CopyValue = string | number | bigint | boolean | null;
+export type CopyValue = string | number | bigint | boolean | null | readonly (string | number | bigint)[];
 
 // COPY's text format: a backslash, tab, newline or carriage return inside a value must be escaped.
 const SPECIAL = /[\\\t\n\r]/g;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
+/** A PostgreSQL array literal, every element quoted. */
+function arrayLiteral(values: readonly (string | number | bigint)[]): string {
+  return `{${values.map((v) => `"${String(v).replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+}
+
 function field(value: CopyValue): string {
   if (value === null) return '\\N';
+  if (Array.isArray(value)) value = arrayLiteral(value);
   if (typeof value === 'string') return value.replace(SPECIAL, (c) => ESCAPES[c]!);
   if (typeof value === 'boolean') return value ? 't' : 'f';
   return String(value);

@@ -78,6 +78,21 @@ export interface StorageRegistrationsTable {
   registered_height: number;
 }
 
+export interface PoolsTable {
+  dex: string;
+  pool_id: string;
+  kind: string;
+  tokens: string[];
+  amounts: ColumnType<string[], string[], string[]>;
+  total_fee: number;
+  state: ColumnType<unknown, string, string>;
+  updated_height: number;
+}
+
+export interface PoolHistoryTable extends Omit<PoolsTable, 'updated_height'> {
+  block_height: number;
+}
+
 export interface Database {
   blocks: BlocksTable;
   checkpoints: CheckpointsTable;
@@ -87,4 +102,6 @@ export interface Database {
   balance_history: BalanceHistoryTable;
   tokens: TokensTable;
   storage_registrations: StorageRegistrationsTable;
+  pools: PoolsTable;
+  pool_history: PoolHistoryTable;
 }

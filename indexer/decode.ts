@@ -1,6 +1,7 @@
 // Raw block -> what the pipeline writes: the block's identity and its domain events. Pure apart from reading the
 // raw block's files; runs on a decode worker (decode-pool.ts) or inline.
 import type { Block } from '../near/block.ts';
+import { decodeAmmA } from '../dexes/amm-a/decode.ts';
 import { decodeBlock } from '../near/decode.ts';
 import type { DomainEvent } from './event-rows.ts';
 import { loadRawBlock } from './sources/raw.ts';
@@ -14,9 +15,24 @@ export interface DecodedBlock {
   events: DomainEvent[];
 }
 
-/** Every decoder's events for one block: the chain standards now, each DEX's decoder with the DEX issue. */
+/**
+ * Every decoder's events for one block: the chain standards, then each DEX. Each decoder numbers its own events
+ * per receipt from 0; here a DEX's events of a receipt are numbered after the ones before them, so
+ * (block, receipt, index) stays the log's key.
+ */
 export function decodeEvents(block: Block): DomainEvent[] {
-  return decodeBlock(block);
+  const events: DomainEvent[] = decodeBlock(block);
+  const next = new Map<string, number>();
+  for (const e of events) next.set(e.receiptId, Math.max(next.get(e.receiptId) ?? 0, e.index + 1));
+  for (const decoded of [decodeAmmA(block)]) {
+    const base = new Map(next);
+    for (const e of decoded) {
+      e.index += base.get(e.receiptId) ?? 0;
+      next.set(e.receiptId, Math.max(next.get(e.receiptId) ?? 0, e.index + 1));
+      events.push(e);
+    }
+  }
+  return events;
 }
 
 export async function decodeRaw(raw: RawBlock): Promise<DecodedBlock> {

@@ -1,25 +1,30 @@
 // Domain events <-> rows of the `events` log. The row keeps the key and base fields in columns and the rest as
 // a JSON payload with amounts as decimal strings; reading a row back gives the same event, bigint and all.
+import type { AmmAEvent } from '../dexes/amm-a/events.ts';
 import type { CoreEvent } from '../near/events.ts';
 import type { Database } from '../db/schema.ts';
 import type { Selectable } from 'kysely';
 import type { CopyValue } from '../db/copy.ts';
 
-export type DomainEvent = CoreEvent;
+export type DomainEvent = CoreEvent | AmmAEvent;
 
 const BASE = new Set(['blockHeight', 'timestampMs', 'receiptId', 'txHash', 'index', 'kind']);
-/** Payload fields that hold u128 amounts. */
-const AMOUNTS = new Set(['amount', 'deposit']);
+/** Top-level payload fields that hold amounts, read back as bigint. Amounts nested deeper (a pool's state) stay
+ * decimal strings: the projections copy them as they are. */
+const AMOUNTS = new Set(['amount', 'deposit', 'amountIn', 'amountOut', 'totalFee', 'adminFee']);
+
+/** JSON with every bigint, at any depth, as a decimal string. */
+export function jsonWithAmounts(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}
 
 export const EVENT_COLUMNS = ['block_height', 'receipt_id', 'index', 'kind', 'timestamp_ms', 'tx_hash', 'payload'] as const;
 
 /** An event as a row of `events`, in EVENT_COLUMNS order. */
 export function eventRow(event: DomainEvent): CopyValue[] {
   const payload: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(event)) {
-    if (!BASE.has(key)) payload[key] = typeof value === 'bigint' ? value.toString() : value;
-  }
-  return [event.blockHeight, event.receiptId, event.index, event.kind, event.timestampMs, event.txHash, JSON.stringify(payload)];
+  for (const [key, value] of Object.entries(event)) if (!BASE.has(key)) payload[key] = value;
+  return [event.blockHeight, event.receiptId, event.index, event.kind, event.timestampMs, event.txHash, jsonWithAmounts(payload)];
 }
 
 export function fromRow(row: Selectable<Database['events']>): DomainEvent {

@@ -7,6 +7,7 @@ import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { copyRows, copyText } from '../db/copy.ts';
 import type { Database } from '../db/schema.ts';
 import { compareEvents, EVENT_COLUMNS, eventRow, type DomainEvent } from './event-rows.ts';
+import { applyPoolChanges, preparePoolChanges, type PoolChanges } from './projections/pools.ts';
 import { applyTokenChanges, prepareTokenChanges, type TokenChanges } from './projections/tokens.ts';
 
 export const CHECKPOINT = 'indexer';
@@ -39,15 +40,21 @@ export async function appendToLog(tx: Tx, blocks: readonly BlockRow[], events: r
   await copyRows(tx.client, 'events', EVENT_COLUMNS, typeof events === 'string' ? events : events.map(eventRow));
 }
 
+export interface ProjectionChanges {
+  tokens: TokenChanges;
+  pools: PoolChanges;
+}
+
 /** Every projection's changes for events of whole blocks. Pure: it can run while another batch is written. */
-export function prepareProjections(events: DomainEvent[]): TokenChanges {
+export function prepareProjections(events: DomainEvent[]): ProjectionChanges {
   events.sort(compareEvents);
-  return prepareTokenChanges(events);
+  return { tokens: prepareTokenChanges(events), pools: preparePoolChanges(events) };
 }
 
 /** Applies prepared changes; returns what changed, for the NOTIFY. */
-export async function applyProjections(tx: Tx, changes: TokenChanges): Promise<{ tokens: Set<string> }> {
-  return { tokens: await applyTokenChanges(tx, changes) };
+export async function applyProjections(tx: Tx, changes: ProjectionChanges): Promise<{ tokens: Set<string>; pools: string[] }> {
+  await applyPoolChanges(tx, changes.pools);
+  return { tokens: await applyTokenChanges(tx, changes.tokens), pools: changes.pools.keys };
 }
 
 export async function saveCheckpoint(tx: Kysely<Database>, checkpoint: Checkpoint): Promise<void> {
@@ -71,7 +78,7 @@ export async function notify(tx: Kysely<Database>, payload: string): Promise<voi
 export interface PreparedBatch {
   blocks: readonly BlockRow[];
   events: string;
-  changes: TokenChanges;
+  changes: ProjectionChanges;
 }
 
 export function prepareBatch(blocks: readonly BlockRow[], events: DomainEvent[]): PreparedBatch {
@@ -86,6 +93,6 @@ export async function writeBatch(db: Db, batch: PreparedBatch): Promise<void> {
     await appendToLog(tx, batch.blocks, batch.events);
     const changed = await applyProjections(tx, batch.changes);
     await saveCheckpoint(tx.kysely, { height: last.height, hash: last.hash });
-    await notify(tx.kysely, notifyPayload(last.height, changed.tokens));
+    await notify(tx.kysely, notifyPayload(last.height, changed.tokens, changed.pools));
   });
 }

@@ -7,12 +7,16 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../db/embedded.ts';
 import { BIN, processesMentioning, runDexlake, waitForOk, waitUntil, type Running } from './harness/cli.ts';
 
 const dataDir = path.join(tmpdir(), `dexlake-start-${randomBytes(6).toString('hex')}`);
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+// A test that failed midway must not leave its processes to the next one (each test asserts none are left).
+afterEach(() => {
+  for (const { pid } of processesMentioning(dataDir)) process.kill(pid, 'SIGKILL');
+});
 
 async function startDexlake(env: Record<string, string> = {}): Promise<{ running: Running; port: number; databaseUrl: string }> {
   const port = await freePort();
@@ -37,8 +41,8 @@ async function query(url: string, sql: string, params: unknown[] = []) {
 describe('dexlake start', () => {
   it('serves /health on embedded PostgreSQL and stops everything on SIGTERM with exit 0', async () => {
     const { running, databaseUrl } = await startDexlake();
-    expect(running.output()).toContain('[indexer]');
-    expect(running.output()).toContain('[api]');
+    // The children log asynchronously: their first lines may trail /health by a moment.
+    expect(await waitUntil(() => running.output().includes('[indexer]') && running.output().includes('[api]'))).toBe(true);
     expect(await query(databaseUrl, 'show server_encoding')).toEqual([{ server_encoding: 'UTF8' }]);
     // A marker that must survive the restart below.
     await query(databaseUrl, `insert into checkpoints (name, height, hash) values ('marker', 7, 'x')`);
@@ -126,7 +130,7 @@ describe.skipIf(!asNobody)('as a normal user', () => {
         ),
       );
     try {
-      expect(await migrate()).toBe('applied 0001_init, 0002_token_projections\n');
+      expect(await migrate()).toBe('applied 0001_init, 0002_token_projections, 0003_pools\n');
       expect(await migrate()).toBe('schema up to date\n');
       expect(statSync(path.join(dir, 'pg')).uid).toBe(Number(execFileSync('id', ['-u', 'nobody'], { encoding: 'utf8' })));
       expect(processesMentioning(dir)).toEqual([]);

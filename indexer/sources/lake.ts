@@ -120,9 +120,6 @@ class LakeReader {
     private readonly backoff: Backoff,
     private readonly onRetry: OnRetry | undefined,
   ) {
-    // The SDK version is pinned on purpose (package.json overrides); its multi-line notice that later versions will
-    // need Node 22 would only break the JSON log lines.
-    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
     this.client = new S3Client({
       region: where.region,
       // Credentials: the default provider chain (AWS_ACCESS_KEY_ID... in the environment, profiles, IMDS).

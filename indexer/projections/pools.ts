@@ -1,0 +1,61 @@
+// Pool projections: `pools` (current state per pool) and `pool_history` (the state after each block that changed
+// it), from the DEXes' pool_state events. A pure step picks the rows, an I/O step writes them.
+import type { Tx } from '../../db/connect.ts';
+import { copyRows, copyText, type CopyValue } from '../../db/copy.ts';
+import { sql } from '../../db/kysely.ts';
+import { jsonWithAmounts, type DomainEvent } from '../event-rows.ts';
+
+export interface PoolChanges {
+  /** COPY text of `pool_history` rows. */
+  history: string;
+  /** The latest state of each pool the batch changed, as `pools` rows. */
+  latest: CopyValue[][];
+  deleted: { dex: string; poolId: string }[];
+  /** `dex:pool_id` of every pool changed, for the NOTIFY. */
+  keys: string[];
+}
+
+const COLUMNS = ['dex', 'pool_id', 'kind', 'tokens', 'amounts', 'total_fee', 'state'];
+
+/** Events sorted by compareEvents in, rows out. A block's last state of a pool is the one that counts. */
+export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges {
+  const byBlock = new Map<string, { height: number; row: CopyValue[] }>();
+  const latest = new Map<string, { height: number; row: CopyValue[] }>();
+  const deleted = new Map<string, { dex: string; poolId: string }>();
+  for (const e of events) {
+    if (e.kind === 'pool_state') {
+      const key = `${e.dex}:${e.poolId}`;
+      const { kind, tokens, amounts, totalFee } = e.state;
+      const row: CopyValue[] = [e.dex, String(e.poolId), kind, tokens, amounts, totalFee, jsonWithAmounts(e.state)];
+      byBlock.set(`${key}@${e.blockHeight}`, { height: e.blockHeight, row });
+      latest.set(key, { height: e.blockHeight, row });
+      deleted.delete(key);
+    } else if (e.kind === 'pool_deleted') {
+      const key = `${e.dex}:${e.poolId}`;
+      latest.delete(key);
+      deleted.set(key, { dex: e.dex, poolId: String(e.poolId) });
+    }
+  }
+  const history = [...byBlock.values()].map(({ height, row }) => [row[0]!, row[1]!, height, ...row.slice(2)]);
+  return {
+    history: copyText(history),
+    latest: [...latest.values()].map(({ height, row }) => [...row, height]),
+    deleted: [...deleted.values()],
+    keys: [...new Set([...latest.keys(), ...deleted.keys()])].sort(),
+  };
+}
+
+export async function applyPoolChanges(tx: Tx, changes: PoolChanges): Promise<void> {
+  await copyRows(tx.client, 'pool_history', ['dex', 'pool_id', 'block_height', ...COLUMNS.slice(2)], changes.history);
+  if (changes.latest.length) {
+    await sql`create temp table if not exists pool_changes (like pools) on commit delete rows`.execute(tx.kysely);
+    await copyRows(tx.client, 'pool_changes', [...COLUMNS, 'updated_height'], changes.latest);
+    await sql`
+      insert into pools select * from pool_changes
+      on conflict (dex, pool_id) do update set kind = excluded.kind, tokens = excluded.tokens, amounts = excluded.amounts,
+        total_fee = excluded.total_fee, state = excluded.state, updated_height = excluded.updated_height`.execute(tx.kysely);
+  }
+  for (const { dex, poolId } of changes.deleted) {
+    await tx.kysely.deleteFrom('pools').where('dex', '=', dex).where('pool_id', '=', poolId).execute();
+  }
+}

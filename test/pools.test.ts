@@ -1,0 +1,60 @@
+// AmmA pool state through the pipeline: the storage writes of the real blocks become `pools` and `pool_history`
+// rows, the Swapped logs become `swap` events in the log, and NOTIFY names the pools a batch changed.
+import path from 'node:path';
+import pg from 'pg';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ingest } from '../indexer/pipeline.ts';
+import { filesSource } from '../indexer/sources/files.ts';
+import { NOTIFY_CHANNEL } from '../indexer/store.ts';
+import { createMigratedDb } from './harness/db.ts';
+import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './harness/fixtures.ts';
+
+noteIfMissing();
+const never = new AbortController().signal;
+
+describe.skipIf(!HAVE_FIXTURES)('AmmA pools from the mainnet fixture blocks', () => {
+  let db: Awaited<ReturnType<typeof createMigratedDb>>;
+  const payloads: { height: number; pools: string[] }[] = [];
+
+  beforeAll(async () => {
+    db = await createMigratedDb();
+    const listener = new pg.Client(db.url);
+    await listener.connect();
+    listener.on('notification', (n) => payloads.push(JSON.parse(n.payload!)));
+    await listener.query(`listen ${NOTIFY_CHANNEL}`);
+    await ingest({ db, source: filesSource(path.join(FIXTURES_DIR, 'mainnet')), signal: never, limits: { maxBlocks: 1, idleMs: 60_000 } });
+    await new Promise((r) => setTimeout(r, 200));
+    await listener.end();
+  });
+
+  it('keeps the state of every pool the blocks wrote, as their storage says', async () => {
+    // The five Ref pool keys written in the fixtures (base64-decoded from the blocks' state_changes).
+    const pools = await db.pool.query(`select pool_id, kind, tokens, amounts::text[], total_fee, updated_height from pools where dex = 'AmmA' order by pool_id::int`);
+    expect(pools.rows.map((r) => [r.pool_id, r.updated_height])).toEqual([
+      ['1395', 81206675],
+      ['1923', 55905793],
+      ['2043', 55905793],
+      ['3667', 81206675],
+      ['4369', 151768255],
+    ]);
+    expect(pools.rows[1]).toMatchObject({
+      kind: 'simple',
+      tokens: ['meta-pool.near', 'meta-token.near'],
+      amounts: ['49704632411177514105395956001', '14430438044385477058156216213991'],
+      total_fee: 30,
+    });
+    const history = await db.pool.query(`select count(*)::int as n from pool_history`);
+    expect(history.rows[0].n).toBe(5);
+  });
+
+  it('logs one swap event per Swapped line of a successful receipt, none for the failed one', async () => {
+    const swaps = await db.pool.query(`select block_height, payload->>'poolId' as pool from events where kind = 'swap' order by block_height, receipt_id, index`);
+    expect(swaps.rows.map((r) => Number(r.block_height))).toEqual([55905793, 81206675, 81206675, 151768255]);
+    expect(swaps.rows.some((r) => Number(r.block_height) === 114081912)).toBe(false);
+  });
+
+  it('names the changed pools in the batch NOTIFY', () => {
+    expect(payloads.find((p) => p.height === 55905793)?.pools).toEqual(['AmmA:1923', 'AmmA:2043']);
+    expect(payloads.find((p) => p.height === 114081912)?.pools).toEqual([]);
+  });
+});
