@@ -93,6 +93,21 @@ export interface PoolHistoryTable extends Omit<PoolsTable, 'updated_height'> {
   block_height: number;
 }
 
+export interface TradeHopsTable {
+  block_height: number;
+  receipt_id: string;
+  index: number;
+  timestamp_ms: number;
+  tx_hash: string | null;
+  dex: string;
+  pool_id: string | null;
+  trader: string | null;
+  token_in: string;
+  token_out: string;
+  amount_in: Amount;
+  amount_out: Amount;
+}
+
 export interface Database {
   blocks: BlocksTable;
   checkpoints: CheckpointsTable;
@@ -104,4 +119,5 @@ export interface Database {
   storage_registrations: StorageRegistrationsTable;
   pools: PoolsTable;
   pool_history: PoolHistoryTable;
+  trade_hops: TradeHopsTable;
 }

@@ -10,7 +10,7 @@ import type { BlockSource } from './sources/source.ts';
 import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoint, type BlockRow } from './store.ts';
 
 /** Every table derived from the log (blocks and events are the log; checkpoints are the indexer's own). */
-export const PROJECTIONS = ['transfers', 'balances', 'balance_history', 'tokens', 'storage_registrations', 'pools', 'pool_history'] as const;
+export const PROJECTIONS = ['transfers', 'balances', 'balance_history', 'tokens', 'storage_registrations', 'pools', 'pool_history', 'trade_hops'] as const;
 
 /** Events per rebuild step, rounded up to whole blocks (projections take whole blocks). */
 const CHUNK = 50_000;

@@ -53,6 +53,20 @@ describe.skipIf(!HAVE_FIXTURES)('AmmA pools from the mainnet fixture blocks', ()
     expect(swaps.rows.some((r) => Number(r.block_height) === 114081912)).toBe(false);
   });
 
+  it('records one trade hop per Swapped line, with the amounts the logs give', async () => {
+    const hops = await db.pool.query(
+      `select block_height::int as height, dex, pool_id, token_in, token_out, amount_in::text, amount_out::text from trade_hops order by block_height, receipt_id, index`,
+    );
+    // The four Swapped lines of successful v2.ref-finance.near receipts in the fixtures, read from the JSON.
+    expect(hops.rows.map((r) => [r.height, r.token_in, r.amount_in, r.token_out, r.amount_out])).toEqual([
+      [55905793, 'v3.oin_finance.near', '15000000000', 'wrap.near', '9254425403101710706083291'],
+      [81206675, 'token.sweat', '27070000000000000000', 'wrap.near', '208762475255939868571059'],
+      [81206675, 'wrap.near', '208762475255939868571059', 'aaaaaa20d9e0e2461697782ef11675f668207961.factory.bridge.near', '1241475781908817737'],
+      [151768255, 'token.0xshitzu.near', '869362846900140300000', 'wrap.near', '641881789924959952116119'],
+    ]);
+    expect(hops.rows[0]).toMatchObject({ dex: 'AmmA', pool_id: '2043' });
+  });
+
   it('names the changed pools in the batch NOTIFY', () => {
     expect(payloads.find((p) => p.height === 55905793)?.pools).toEqual(['AmmA:1923', 'AmmA:2043']);
     expect(payloads.find((p) => p.height === 114081912)?.pools).toEqual([]);
