@@ -1,7 +1,8 @@
 // Raw block -> what the pipeline writes: the block's identity and its domain events. Pure apart from reading the
 // raw block's files; runs on a decode worker (decode-pool.ts) or inline.
 import type { Block } from '../near/block.ts';
-import { decodeAmmA } from '../dexes/amm-a/decode.ts';
+import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
+import { DEX_DECODERS } from '../dexes/index.ts';
 import { decodeBlock } from '../near/decode.ts';
 import type { DomainEvent } from './event-rows.ts';
 import { loadRawBlock } from './sources/raw.ts';
@@ -20,11 +21,12 @@ export interface DecodedBlock {
  * per receipt from 0; here a DEX's events of a receipt are numbered after the ones before them, so
  * (block, receipt, index) stays the log's key.
  */
-export function decodeEvents(block: Block): DomainEvent[] {
+export function decodeEvents(block: Block, contracts: DexContracts = MAINNET_CONTRACTS): DomainEvent[] {
   const events: DomainEvent[] = decodeBlock(block);
   const next = new Map<string, number>();
   for (const e of events) next.set(e.receiptId, Math.max(next.get(e.receiptId) ?? 0, e.index + 1));
-  for (const decoded of [decodeAmmA(block)]) {
+  for (const dex of DEX_DECODERS) {
+    const decoded = dex.decode(block, contracts);
     const base = new Map(next);
     for (const e of decoded) {
       e.index += base.get(e.receiptId) ?? 0;

@@ -1,17 +1,18 @@
 // Domain events <-> rows of the `events` log. The row keeps the key and base fields in columns and the rest as
 // a JSON payload with amounts as decimal strings; reading a row back gives the same event, bigint and all.
 import type { AmmAEvent } from '../dexes/amm-a/events.ts';
+import type { DexEvent } from '../dexes/events.ts';
 import type { CoreEvent } from '../near/events.ts';
 import type { Database } from '../db/schema.ts';
 import type { Selectable } from 'kysely';
 import type { CopyValue } from '../db/copy.ts';
 
-export type DomainEvent = CoreEvent | AmmAEvent;
+export type DomainEvent = CoreEvent | AmmAEvent | DexEvent;
 
 const BASE = new Set(['blockHeight', 'timestampMs', 'receiptId', 'txHash', 'index', 'kind']);
-/** Top-level payload fields that hold amounts, read back as bigint. Amounts nested deeper (a pool's state) stay
- * decimal strings: the projections copy them as they are. */
-const AMOUNTS = new Set(['amount', 'deposit', 'amountIn', 'amountOut', 'totalFee', 'adminFee']);
+/** Top-level payload fields that hold amounts (or arrays of amounts), read back as bigint. Amounts nested deeper
+ * (a pool's state) stay decimal strings: the projections copy them as they are. */
+const AMOUNTS = new Set(['amount', 'deposit', 'amountIn', 'amountOut', 'totalFee', 'adminFee', 'amounts', 'shares']);
 
 /** JSON with every bigint, at any depth, as a decimal string. */
 export function jsonWithAmounts(value: unknown): string {
@@ -37,9 +38,15 @@ export function fromRow(row: Selectable<Database['events']>): DomainEvent {
     kind: row.kind,
   };
   for (const [key, value] of Object.entries(row.payload as Record<string, unknown>)) {
-    event[key] = AMOUNTS.has(key) && typeof value === 'string' ? BigInt(value) : value;
+    event[key] = AMOUNTS.has(key) ? reviveAmount(value) : value;
   }
   return event as unknown as DomainEvent;
+}
+
+function reviveAmount(value: unknown): unknown {
+  if (typeof value === 'string') return BigInt(value);
+  if (Array.isArray(value)) return value.map(reviveAmount);
+  return value;
 }
 
 /** The order every projection sees events in, live and in rebuilds alike. */

@@ -1,0 +1,16 @@
+// The registry: every DEX id with its decoder. A new DEX is a new folder and one line here.
+import type { Block } from '../near/block.ts';
+import { decodeAmmA } from './amm-a/decode.ts';
+import type { AmmAEvent } from './amm-a/events.ts';
+import type { DexContracts } from './contracts.ts';
+import type { DexEvent, DexId } from './events.ts';
+
+export interface DexDecoder {
+  id: DexId;
+  /** Block -> this DEX's events, numbered per receipt from 0. Pure. */
+  decode(block: Block, contracts: DexContracts): Array<DexEvent | AmmAEvent>;
+}
+
+export const DEX_DECODERS: readonly DexDecoder[] = [
+  { id: 'AmmA', decode: (block, c) => decodeAmmA(block, { contractId: c.AmmA }) },
+];
