@@ -20,7 +20,17 @@ export async function index(config: Config): Promise<void> {
     const status = config.indexerPort ? await startStatusServer(config.indexerPort, config.host) : undefined;
     if (status) logger.info({ port: status.port }, 'status port listening');
     try {
-      await runIndexer({ db, source: config.source, from: config.from, to: config.to, logger, signal, rpcUrl: config.nearRpcUrl, onHeight: status?.setHeight });
+      await runIndexer({
+        db,
+        source: config.source,
+        devnet: { seed: config.devnetSeed, speed: config.devnetSpeed },
+        from: config.from,
+        to: config.to,
+        logger,
+        signal,
+        rpcUrl: config.nearRpcUrl,
+        onHeight: status?.setHeight,
+      });
     } finally {
       await status?.close();
       await db.close();
@@ -50,7 +60,7 @@ export async function replayCommand(config: Config): Promise<void> {
     const db = connect(url);
     try {
       await migrateToLatest(db.kysely);
-      const source = await openSource(config.source);
+      const source = await openSource(config.source, { devnet: { seed: config.devnetSeed, speed: 0 } });
       const progress = createProgress({ logger, from, to, tty: process.stderr.isTTY ? process.stderr : undefined });
       const result = await replay({ db, source, from, to, signal, progress });
       progress.done();

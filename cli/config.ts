@@ -22,7 +22,7 @@ const url = (protocols: string[]) =>
   });
 const height = z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
 // A block source: devnet, files:PATH, lake:mainnet|testnet|s3://..., neardata:mainnet|testnet|http(s)://...
-const source = z.string().regex(/^(devnet(:\d+)?|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/);
+const source = z.string().regex(/^(devnet|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/);
 
 export const settings = {
   databaseUrl: {
@@ -101,6 +101,22 @@ export const settings = {
     expected: 'a block height (non-negative integer)',
     description: 'Last height to index; default: follow the chain forever',
     schema: height,
+  },
+  devnetSpeed: {
+    env: 'DEXLAKE_DEVNET_SPEED',
+    flag: '--devnet-speed',
+    default: '1',
+    expected: 'a number of blocks per second from 0 to 1000 (0: as fast as the indexer takes them)',
+    description: 'Pace of the devnet source',
+    schema: z.coerce.number().min(0).max(1000),
+  },
+  devnetSeed: {
+    env: 'DEXLAKE_DEVNET_SEED',
+    flag: '--devnet-seed',
+    default: 'dexlake',
+    expected: 'a non-empty text of letters, digits, dashes and underscores',
+    description: 'Seed of the devnet source: the same seed gives the same chain',
+    schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
   },
   indexerPort: {
     env: 'INDEXER_PORT',

@@ -5,9 +5,15 @@ import { Kysely, PostgresDialect } from './kysely.ts';
 import type { Database } from './schema.ts';
 
 const INT8_OID = 20;
+const NUMERIC_ARRAY_OID = 1231;
+const TEXT_ARRAY_OID = 1009;
+// int8 (heights, counts) fits a JS number; numeric[] arrives as decimal strings like numeric does (pg's default
+// parses it with parseFloat, which would round every reserve past 2^53).
 const types = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    oid === INT8_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    oid === INT8_OID
+      ? Number
+      : pg.types.getTypeParser(oid === NUMERIC_ARRAY_OID ? TEXT_ARRAY_OID : oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export interface Db {

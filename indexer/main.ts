@@ -17,17 +17,12 @@ export interface IndexerOptions {
   onHeight?: (height: number) => void;
   /** NEAR JSON-RPC for `ft_metadata` of tokens the chain has not described in the log. */
   rpcUrl?: string;
+  devnet?: { seed: string; speed: number };
 }
 
 export async function runIndexer(options: IndexerOptions): Promise<void> {
   const { db, logger, signal } = options;
-  if (options.source.startsWith('devnet')) {
-    // The devnet simulator arrives with the DEX-indexing issue; until then `dexlake start` idles rather than fail.
-    logger.warn({ source: options.source }, 'the devnet source is not implemented yet: idle until stopped (use --source files:PATH, lake:... or neardata:...)');
-    await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
-    return;
-  }
-  const source = await openSource(options.source);
+  const source = await openSource(options.source, { devnet: options.devnet });
   const checkpoint = await readCheckpoint(db.kysely);
   const from = options.from ?? (checkpoint ? checkpoint.height + 1 : undefined);
   logger.info({ source: source.name, from: from ?? 'where the source starts', to: options.to, resuming: options.from === undefined && checkpoint !== undefined }, 'indexing');

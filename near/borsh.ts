@@ -139,6 +139,55 @@ export class BorshReader {
   }
 }
 
+/** The inverse of BorshReader, for the values the devnet simulator stores (and tests build). */
+export class BorshWriter {
+  private readonly parts: Uint8Array[] = [];
+
+  u8(v: number): this {
+    return this.push(Uint8Array.of(v));
+  }
+
+  u32(v: number): this {
+    const b = new Uint8Array(4);
+    new DataView(b.buffer).setUint32(0, v, true);
+    return this.push(b);
+  }
+
+  u64(v: bigint): this {
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigUint64(0, v, true);
+    return this.push(b);
+  }
+
+  u128(v: bigint): this {
+    if (v < 0n || v >> 128n !== 0n) throw new BorshError(`u128: ${v} out of range`);
+    return this.u64(v & 0xffff_ffff_ffff_ffffn).u64(v >> 64n);
+  }
+
+  bytesVec(bytes: Uint8Array): this {
+    return this.u32(bytes.length).push(bytes);
+  }
+
+  string(text: string): this {
+    return this.bytesVec(Buffer.from(text, 'utf8'));
+  }
+
+  vec<T>(items: readonly T[], write: (w: this, item: T) => void): this {
+    this.u32(items.length);
+    for (const item of items) write(this, item);
+    return this;
+  }
+
+  bytes(): Uint8Array {
+    return Buffer.concat(this.parts);
+  }
+
+  private push(b: Uint8Array): this {
+    this.parts.push(b);
+    return this;
+  }
+}
+
 /** Lower-case hex of bytes. */
 export function toHex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');

@@ -10,7 +10,7 @@
 // leftover bytes): a value that does not decode exactly means the contract changed, and a
 // guessed pool state would be worse than a stopped indexer.
 
-import { BorshError, BorshReader, toHex } from '../../near/borsh.ts';
+import { BorshError, BorshReader, BorshWriter, toHex } from '../../near/borsh.ts';
 
 export class AmmAStateError extends Error {
   override name = 'AmmAStateError';
@@ -95,6 +95,30 @@ export function decodePool(poolId: number, value: Uint8Array): AmmAPoolState {
   } catch (err) {
     throw wrap(err, `AmmA pool ${poolId} (${value.length} bytes)`);
   }
+}
+
+/** The storage key of a pool: `00 ‖ u64le(poolId)`. */
+export function poolKey(poolId: number): Uint8Array {
+  return new BorshWriter().u8(POOL_KEY_PREFIX).u64(BigInt(poolId)).bytes();
+}
+
+/** The inverse of decodePool: the borsh value the contract stores (the devnet simulator writes it). */
+export function encodePool(pool: AmmAPoolState): Uint8Array {
+  const w = new BorshWriter().u8(KIND_BY_TAG.indexOf(pool.kind));
+  w.vec(pool.tokens, (x, t) => x.string(t));
+  if (pool.kind === 'simple') {
+    w.vec(pool.amounts, (x, a) => x.u128(a));
+    w.vec(pool.volumes, (x, v) => x.u128(v.input).u128(v.output));
+    w.u32(pool.totalFee).u32(pool.exchangeFee).u32(pool.referralFee);
+    w.bytesVec(Buffer.from(pool.sharesPrefixHex, 'hex')).u128(pool.sharesTotalSupply);
+    return w.bytes();
+  }
+  w.vec(pool.decimals, (x, d) => x.u8(d));
+  w.vec(pool.cAmounts, (x, a) => x.u128(a));
+  w.vec(pool.volumes, (x, v) => x.u128(v.input).u128(v.output));
+  w.u32(pool.totalFee).bytesVec(Buffer.from(pool.sharesPrefixHex, 'hex')).u128(pool.sharesTotalSupply);
+  w.u128(pool.initAmpFactor).u128(pool.targetAmpFactor).u64(pool.initAmpTime).u64(pool.stopAmpTime);
+  return w.bytes();
 }
 
 function readSimple(r: BorshReader, poolId: number): SimplePoolState {

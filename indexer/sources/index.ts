@@ -1,4 +1,4 @@
-// Picks the block source a spec names: `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
+// Picks the block source a spec names: `devnet`, `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
 // client alone takes a fifth of a second to import).
 import type { OnRetry } from './retry.ts';
 import type { BlockSource } from './source.ts';
@@ -8,9 +8,11 @@ export type { BlockRange, BlockSource } from './source.ts';
 export interface OpenOptions {
   /** Told of each retry of a network source (they print nothing themselves). */
   onRetry?: OnRetry;
+  /** The devnet's seed and pace (blocks per second, 0: unpaced); default seed `dexlake`, unpaced. */
+  devnet?: { seed?: string; speed?: number };
 }
 
-const FORMS = 'files:PATH, neardata:mainnet|testnet|URL or lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL';
+const FORMS = 'devnet, files:PATH, neardata:mainnet|testnet|URL or lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL';
 
 export async function openSource(spec: string, options: OpenOptions = {}): Promise<BlockSource> {
   const colon = spec.indexOf(':');
@@ -28,8 +30,11 @@ export async function openSource(spec: string, options: OpenOptions = {}): Promi
       return (await import('./lake.ts')).lakeSource(spec, options);
     case 'neardata':
       return (await import('./neardata.ts')).neardataSource(spec, options);
-    case 'devnet':
-      throw new Error(`block source "${spec}": devnet is added by the DEX-indexing issue; use one of ${FORMS}`);
+    case 'devnet': {
+      if (spec !== 'devnet') throw new Error(`block source "${spec}": the devnet takes its seed and pace from --devnet-seed and --devnet-speed`);
+      const { devnetSource } = await import('./devnet/source.ts');
+      return devnetSource({ seed: options.devnet?.seed ?? 'dexlake', speed: options.devnet?.speed ?? 0 });
+    }
     default:
       throw new Error(`unknown block source "${spec}": expected ${FORMS}`);
   }

@@ -10,7 +10,7 @@ import { BorshError, BorshReader } from '../../near/borsh.ts';
 import { decodeAmmA } from '../../dexes/amm-a/decode.ts';
 import type { AmmAEvent, AmmAPoolStateEvent, AmmASwapEvent } from '../../dexes/amm-a/events.ts';
 import { simpleGetAmountIn, simpleGetAmountOut, simpleSwap } from '../../dexes/amm-a/math.ts';
-import { AmmAStateError, decodePool, decodeRates, type SimplePoolState } from '../../dexes/amm-a/state.ts';
+import { AmmAStateError, decodePool, decodeRates, encodePool, poolIdOfKey, type SimplePoolState } from '../../dexes/amm-a/state.ts';
 import { FIXTURES_DIR, HAVE_FIXTURES, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
 
 noteIfMissing();
@@ -196,6 +196,22 @@ describe.skipIf(!HAVE_FIXTURES)('AmmA on real blocks', () => {
       decoded += ids.length;
     }
     expect(decoded).toBe(5);
+  });
+
+  it('encodePool gives back, byte for byte, every real pool value it decoded (the devnet writes with it)', () => {
+    let checked = 0;
+    for (const rel of allFixtures()) {
+      for (const shard of loadBlock(rel).shards) {
+        for (const sc of shard.stateChanges) {
+          const key = sc.change.keyBase64 === undefined ? null : poolIdOfKey(Buffer.from(sc.change.keyBase64, 'base64'));
+          if (sc.type !== 'data_update' || sc.change.accountId !== REF || key === null) continue;
+          const value = Buffer.from(sc.change.valueBase64 ?? '', 'base64');
+          expect(Buffer.from(encodePool(decodePool(key, value))).toString('hex'), `${rel} pool ${key}`).toBe(value.toString('hex'));
+          checked++;
+        }
+      }
+    }
+    expect(checked).toBeGreaterThanOrEqual(5);
   });
 
   it('55905793: pools 1923 (add_liquidity, no swap) and 2043 (swap)', () => {

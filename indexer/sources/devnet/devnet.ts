@@ -1,0 +1,99 @@
+// The devnet simulator: a seeded market on the mainnet account ids. Block 1 (genesis) deploys the tokens, funds and
+// registers the wallets and opens liquid pools on every DEX model; each later block carries a few user actions
+// (trades most of the time). Same seed, same blocks, byte for byte.
+import { MAINNET_CONTRACTS, type DexContracts } from '../../../dexes/contracts.ts';
+import type { RawJson } from '../../../near/lake-json.ts';
+import { AmmADevnet } from './amm-a.ts';
+import { Chain } from './chain.ts';
+import { Rng } from './rng.ts';
+import { Tokens, type TokenSpec } from './tokens.ts';
+import { WrapDevnet } from './wrap.ts';
+import type { DevnetDex, TruthTrade, World } from './world.ts';
+
+export const DEVNET_GENESIS_HEIGHT = 1;
+/** 2026-01-01T00:00:00Z: the devnet's clock starts here and moves one second per block. */
+export const DEVNET_GENESIS_MS = Date.UTC(2026, 0, 1);
+export const DEVNET_BLOCK_MS = 1_000;
+
+const USDT = 'usdt.tether-token.near';
+const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
+const REF = 'token.v2.ref-finance.near';
+const AURORA = 'aaaaaa20d9e0e2461697782ef11675f668207961.factory.bridge.near';
+
+export interface DevnetOptions {
+  seed?: string;
+  contracts?: DexContracts;
+  /** Keep every executed hop in `trades` (tests); off for a long-running devnet. */
+  recordTrades?: boolean;
+  wallets?: number;
+}
+
+export class Devnet {
+  readonly world: World;
+  readonly dexes: DevnetDex[];
+
+  constructor(options: DevnetOptions = {}) {
+    const seed = options.seed ?? 'dexlake';
+    const rng = new Rng(seed);
+    const chain = new Chain({ seed, genesisHeight: DEVNET_GENESIS_HEIGHT, genesisMs: DEVNET_GENESIS_MS, blockMs: DEVNET_BLOCK_MS, rng });
+    const contracts = options.contracts ?? MAINNET_CONTRACTS;
+    const wallets = Array.from({ length: options.wallets ?? 24 }, (_, i) => `${NAMES[i % NAMES.length]}${i < NAMES.length ? '' : i}.near`);
+    this.world = { chain, tokens: new Tokens(chain), rng, contracts, treasury: 'dexlake-devnet.near', wallets, trades: options.recordTrades ? [] : null };
+    const wnear = contracts.Wrap;
+    this.dexes = [
+      new WrapDevnet(),
+      new AmmADevnet([
+        { tokens: [wnear, USDT], liquidity: [200_000n, 1_000_000n], fee: 30 },
+        { tokens: [wnear, USDC], liquidity: [150_000n, 750_000n], fee: 30 },
+        { tokens: [USDT, USDC], liquidity: [500_000n, 500_000n], fee: 5 },
+        { tokens: [REF, wnear], liquidity: [2_000_000n, 40_000n], fee: 30 },
+        { tokens: [AURORA, wnear], liquidity: [1_000_000n, 25_000n], fee: 30 },
+        { tokens: [REF, USDT], liquidity: [500_000n, 50_000n], fee: 20 },
+      ]),
+    ];
+  }
+
+  /** Tokens the devnet deploys at genesis (DEX models deploy their own, e.g. staked tokens). */
+  static readonly TOKENS: readonly TokenSpec[] = [
+    { contractId: USDT, symbol: 'USDt', name: 'Tether USD', decimals: 6 },
+    { contractId: USDC, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+    { contractId: REF, symbol: 'REF', name: 'Ref Finance Token', decimals: 18 },
+    { contractId: AURORA, symbol: 'AURORA', name: 'Aurora', decimals: 18 },
+  ];
+
+  get trades(): TruthTrade[] {
+    return this.world.trades ?? [];
+  }
+
+  /** The next block's `{block, shards}` message. */
+  next(): RawJson {
+    const { chain } = this.world;
+    if (chain.height === DEVNET_GENESIS_HEIGHT) this.genesis();
+    else this.step();
+    return chain.seal();
+  }
+
+  private genesis(): void {
+    const { tokens, treasury, wallets, contracts } = this.world;
+    tokens.deploy({ contractId: contracts.Wrap, symbol: 'wNEAR', name: 'Wrapped NEAR fungible token', decimals: 24, legacy: true }, treasury, 0n);
+    for (const spec of Devnet.TOKENS) tokens.deploy(spec, treasury, 1_000_000_000n * 10n ** BigInt(spec.decimals));
+    const all = [contracts.Wrap, ...Devnet.TOKENS.map((t) => t.contractId)];
+    for (const wallet of wallets) for (const token of all) tokens.register(wallet, token);
+    for (const dex of this.dexes) dex.genesis(this.world);
+    // Starting balances: a slice of every genesis token for each wallet.
+    for (const wallet of wallets) {
+      for (const spec of Devnet.TOKENS) tokens.send(treasury, spec.contractId, wallet, this.world.rng.bigint(1_000n, 50_000n) * 10n ** BigInt(spec.decimals));
+    }
+  }
+
+  private step(): void {
+    const { rng, wallets } = this.world;
+    const actions = rng.int(4);
+    for (let i = 0; i < actions; i++) {
+      const dex = rng.pick(this.dexes);
+      dex.act(this.world, rng.pick(wallets));
+    }
+  }
+}
+
+const NAMES = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia', 'peggy', 'rupert', 'sybil', 'trent', 'victor', 'walter', 'yolanda'];
