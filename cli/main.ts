@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, settings, type Config, type SettingName } from
 
 const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
 const apiSettings: SettingName[] = ['port', 'host'];
-const indexerSettings: SettingName[] = ['source', 'from', 'to', 'indexerPort', 'nearRpcUrl'];
+const indexerSettings: SettingName[] = ['source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'indexerPort', 'nearRpcUrl'];
 
 /** commander's attribute name for a flag: `--data-dir` -> `dataDir`. */
 const attribute = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -64,7 +64,7 @@ withSettings(program.command('migrate').description('apply the schema migrations
   await migrate(configOf(command, commonSettings));
 });
 
-const replayNames = [...commonSettings, 'source', 'from', 'to'] as SettingName[];
+const replayNames = [...commonSettings, 'source', 'devnetSeed', 'from', 'to'] as SettingName[];
 withSettings(
   program.command('replay').description('re-ingest blocks --from A --to B from --source; every table ends as a clean run leaves it'),
   replayNames,
@@ -79,6 +79,37 @@ withSettings(program.command('rebuild').description('truncate the projections an
     await rebuildCommand(configOf(command, commonSettings));
   },
 );
+
+const pools = program.command('pools').description('AmmA pool state tools');
+withSettings(
+  pools
+    .command('import')
+    .description(
+      'write AmmA pool state from a snapshot FILE (get_pools result or Ref indexer pools) or live from --rpc into the event log at height H; then `dexlake index --from H+1`',
+    )
+    .argument('[file]', 'JSON snapshot of the pools')
+    .option('--height <H>', 'block height the pools are the state after (needed with a FILE that records none; with --rpc: ask at that block, default the latest final one)')
+    .option('--rpc <URL>', 'fetch the pools from this NEAR JSON-RPC endpoint instead of a FILE'),
+  commonSettings,
+).action(async (file: string | undefined, opts: { height?: string; rpc?: string }, command: Command) => {
+  const { poolsImport } = await import('./pools.ts');
+  await poolsImport(configOf(command, commonSettings), { file, height: opts.height, rpc: opts.rpc });
+});
+
+const devnetNames: SettingName[] = ['devnetSeed'];
+withSettings(
+  program
+    .command('devnet')
+    .description('the devnet simulator')
+    .command('export')
+    .description('write the first N devnet blocks as Lake-layout folders that --source files:DIR reads back')
+    .requiredOption('--blocks <N>', 'number of blocks, from genesis')
+    .requiredOption('--out <DIR>', 'folder to write (created if missing)'),
+  devnetNames,
+).action(async (opts: { blocks: string; out: string }, command: Command) => {
+  const { devnetExport } = await import('./devnet.ts');
+  await devnetExport(configOf(command, devnetNames), opts);
+});
 
 try {
   await program.parseAsync(process.argv);

@@ -1,6 +1,8 @@
 // The registry: every DEX id with its decoder. A new DEX is a new folder and one line here.
 import type { Block } from '../near/block.ts';
 import { decodeAmmA } from './amm-a/decode.ts';
+import { decodeAmmC } from './amm-c/decode.ts';
+import { decodeLaunch } from './launch/decode.ts';
 import type { AmmAEvent } from './amm-a/events.ts';
 import type { DexContracts } from './contracts.ts';
 import type { DexEvent, DexId } from './events.ts';
@@ -13,4 +15,6 @@ export interface DexDecoder {
 
 export const DEX_DECODERS: readonly DexDecoder[] = [
   { id: 'AmmA', decode: (block, c) => decodeAmmA(block, { contractId: c.AmmA }) },
+  { id: 'AmmC', decode: decodeAmmC },
+  { id: 'Launch', decode: decodeLaunch },
 ];

@@ -1,0 +1,112 @@
+// `dexlake pools import [FILE] [--height H] [--rpc URL]`: AmmA pool state for a start in mid-chain, from a snapshot
+// file or live from a NEAR RPC node, written to the event log at height H (indexer/pools-import/).
+// Everything the operator got wrong (no such file, not JSON, unknown shape, bad height) is a ConfigError: one line,
+// exit code 2, and nothing opened or written.
+import { readFile } from 'node:fs/promises';
+import { ConfigError, settings, type Config, type Setting } from './config.ts';
+import { withDatabase } from './run.ts';
+import { connect } from '../db/connect.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { contractsOf } from '../dexes/contracts.ts';
+import { describeSkipped, IMPORT_RECEIPT_ID, parsePoolsJson, poolStateEvents, PoolsImportError, type ImportedPoolState } from '../indexer/pools-import/parse.ts';
+import { fetchPools } from '../indexer/pools-import/rpc.ts';
+import { indexedBlockTimestampMs, writeImport } from '../indexer/pools-import/write.ts';
+
+export interface PoolsImportOptions {
+  file?: string | undefined;
+  height?: string | undefined;
+  rpc?: string | undefined;
+}
+
+interface Snapshot {
+  height: number;
+  /** null: the source does not say (a file); taken from the log's block when it has it. */
+  timestampMs: number | null;
+  total: number;
+  pools: ImportedPoolState[];
+  skipped: Record<string, number>;
+}
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+export async function poolsImport(config: Config, options: PoolsImportOptions): Promise<void> {
+  const height = options.height === undefined ? undefined : (checkFlag(settings.from, '--height', options.height) as number);
+  const rpcUrl = options.rpc === undefined ? undefined : (checkFlag(settings.nearRpcUrl, '--rpc', options.rpc) as string);
+  if ((options.file === undefined) === (rpcUrl === undefined)) {
+    throw new ConfigError(options.file === undefined ? 'pools import needs a FILE or --rpc URL' : 'pools import takes a FILE or --rpc URL, not both');
+  }
+  const contractId = contractsOf(config.nearNetwork).AmmA;
+  // Read and check everything before the database is opened: a bad file costs nothing.
+  const snapshot = rpcUrl === undefined ? await fromFile(options.file!, height) : await fromRpc(rpcUrl, contractId, height);
+
+  await withDatabase(config, async ({ url }) => {
+    const db = connect(url, { max: 2 });
+    try {
+      await migrateToLatest(db.kysely);
+      const indexedAt = await indexedBlockTimestampMs(db, snapshot.height);
+      const timestampMs = snapshot.timestampMs ?? indexedAt ?? 0;
+      const events = poolStateEvents(snapshot.pools, { contractId, height: snapshot.height, timestampMs });
+      const written = await writeImport(db, snapshot.height, events);
+      const imported = snapshot.pools.length;
+      say(`imported ${imported} simple pools of ${contractId} at height ${snapshot.height} as pool_state events of receipt ${IMPORT_RECEIPT_ID}`);
+      const skippedCount = snapshot.total - imported;
+      if (skippedCount) say(`skipped ${skippedCount} that cannot be represented exactly: ${describeSkipped(snapshot.skipped)}`);
+      if (written.replaced) say(`replaced the ${written.replaced} events of the earlier import at height ${snapshot.height}`);
+      if (written.rederived) say('re-derived every projection from the event log (a re-import, or the log has events at or above this height)');
+      if (snapshot.timestampMs === null && indexedAt === null) say(`block ${snapshot.height} is not indexed and the file gives no time: the events carry timestamp 0`);
+      if (indexedAt !== null) say(`block ${snapshot.height} is indexed: its own pool writes and this import are ordered by receipt id; import at a height not yet indexed`);
+      say(`the checkpoint is unchanged; to index from here: dexlake index --from ${snapshot.height + 1}`);
+    } finally {
+      await db.close();
+    }
+  });
+}
+
+async function fromFile(file: string, height: number | undefined): Promise<Snapshot> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${file} is not JSON: ${(error as Error).message.replace(/\s+/g, ' ')}`);
+  }
+  let parsed;
+  try {
+    parsed = parsePoolsJson(json);
+  } catch (error) {
+    if (error instanceof PoolsImportError) throw new ConfigError(`${file}: ${error.message}`);
+    throw error;
+  }
+  if (parsed.height !== null && height !== undefined && parsed.height !== height) {
+    throw new ConfigError(`${file} is at block ${parsed.height}, but --height says ${height}`);
+  }
+  const at = parsed.height ?? height;
+  if (at === undefined) throw new ConfigError(`${file} records no block height: give the height its pools are the state after with --height H`);
+  say(`read ${parsed.total} pools from ${file} (${parsed.shape} shape)`);
+  return { height: at, timestampMs: null, total: parsed.total, pools: parsed.pools, skipped: parsed.skipped };
+}
+
+async function fromRpc(rpcUrl: string, contractId: string, height: number | undefined): Promise<Snapshot> {
+  say(`asking ${rpcUrl} for the pools of ${contractId} at ${height === undefined ? 'the latest final block' : `block ${height}`}`);
+  try {
+    const fetched = await fetchPools({ rpcUrl, contractId, height, onPage: (done, total, at) => say(`fetched ${done} of ${total} pools at block ${at}`) });
+    return { height: fetched.height, timestampMs: fetched.timestampMs, total: fetched.total, pools: fetched.pools, skipped: fetched.skipped };
+  } catch (error) {
+    // A pool the node describes wrongly is not the operator's mistake: exit 1 like any other failure.
+    if (error instanceof PoolsImportError) throw new Error(`${rpcUrl}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** A flag checked with the schema of the setting of the same meaning, failing like a config error. */
+function checkFlag(setting: Setting, flag: string, raw: string): unknown {
+  const parsed = setting.schema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(`invalid ${flag}=${JSON.stringify(raw)}: expected ${setting.expected}`);
+  return parsed.data;
+}

@@ -1,0 +1,24 @@
+// The pool state Launch events carry (Aidols bonding curve `aidols.near`): one curve per aidol token, as its
+// `token_swap` events report it. Swaps use the shared `SwapEvent` of ../events.ts as it is.
+import type { PoolStateCommon, PoolStateEvent } from '../events.ts';
+
+export const LAUNCH_DEX_ID = 'Launch';
+
+/** The spec's protocol fee: max(0.01 NEAR, 1% of the trade volume), in wNEAR (service-spec.md, referral facts). */
+export const LAUNCH_FEE_MILLIONTHS = 10_000;
+export const LAUNCH_MIN_FEE = 10n ** 22n;
+
+export interface LaunchPoolState extends PoolStateCommon {
+  kind: 'curve';
+  /** [aidol token, wNEAR]. */
+  tokens: string[];
+  /** [token_hold, wnear_hold]: the curve's reserves after the trade; wnear_hold includes the curve's virtual
+   * wNEAR (?), so x·y=k over these two is the pricing (near-facts.md "Launch"). */
+  amounts: bigint[];
+  /** The percentage part of the fee, millionths of the trade volume. */
+  totalFee: number;
+  /** The fee's floor, wNEAR. */
+  minFee: bigint;
+}
+
+export type LaunchPoolStateEvent = PoolStateEvent<LaunchPoolState>;
