@@ -2,6 +2,7 @@
 import type { Block } from '../near/block.ts';
 import { decodeAmmA } from './amm-a/decode.ts';
 import { decodeAmmC } from './amm-c/decode.ts';
+import { decodeAmmDclA } from './amm-dcl-a/decode.ts';
 import { decodeLaunch } from './launch/decode.ts';
 import type { AmmAEvent } from './amm-a/events.ts';
 import type { DexContracts } from './contracts.ts';
@@ -15,6 +16,8 @@ export interface DexDecoder {
 
 export const DEX_DECODERS: readonly DexDecoder[] = [
   { id: 'AmmA', decode: (block, c) => decodeAmmA(block, { contractId: c.AmmA }) },
+  // Swaps and liquidity only: its pool state needs the previous state (see amm-dcl-a/README.md), kept by the indexer.
+  { id: 'AmmDclA', decode: (block, c) => decodeAmmDclA(block, c) },
   { id: 'AmmC', decode: decodeAmmC },
   { id: 'Launch', decode: decodeLaunch },
 ];
