@@ -80,13 +80,23 @@ const Envelope = z.object({
       message: z.string().optional(),
     })
     .optional(),
-  result: z
-    .object({
-      result: z.array(z.number().int().min(0).max(255)).optional(),
-      error: z.string().optional(),
-    })
-    .optional(),
+  result: z.unknown().optional(),
 });
+
+/** A `call_function` answer. nearcore still reports a contract failure as `error` here, with HTTP 200. */
+const CallResult = z.object({
+  result: z.array(z.number().int().min(0).max(255)).optional(),
+  error: z.string().optional(),
+  block_height: z.number().int().nonnegative(),
+  block_hash: z.string(),
+});
+
+/** A view call's JSON return value and the block the node answered at. */
+export interface ViewAnswer {
+  value: unknown;
+  blockHeight: number;
+  blockHash: string;
+}
 
 /**
  * Calls view method `methodName` of `contractId` with JSON `args` and returns its JSON-decoded return value
@@ -99,20 +109,68 @@ export async function viewFunction(
   args: unknown = {},
   options: ViewOptions = {},
 ): Promise<unknown> {
-  const { signal, timeoutMs = DEFAULTS.timeoutMs, retries = DEFAULTS.retries, finality = 'final' } = options;
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 'dexlake',
-    method: 'query',
-    params: {
-      request_type: 'call_function',
-      finality,
-      account_id: contractId,
-      method_name: methodName,
-      args_base64: Buffer.from(JSON.stringify(args), 'utf8').toString('base64'),
-    },
-  });
-  const call = { rpcUrl, contractId, methodName, body };
+  return (await viewFunctionAt(rpcUrl, contractId, methodName, args, options)).value;
+}
+
+/** viewFunction, also telling the block of the answer; `blockId` asks at that block instead of at `finality`. */
+export async function viewFunctionAt(
+  rpcUrl: string,
+  contractId: string,
+  methodName: string,
+  args: unknown = {},
+  options: ViewOptions & { blockId?: number } = {},
+): Promise<ViewAnswer> {
+  const at = options.blockId === undefined ? { finality: options.finality ?? 'final' } : { block_id: options.blockId };
+  const params = {
+    request_type: 'call_function',
+    ...at,
+    account_id: contractId,
+    method_name: methodName,
+    args_base64: Buffer.from(JSON.stringify(args), 'utf8').toString('base64'),
+  };
+  const result = await jsonRpc(rpcUrl, 'query', params, { contractId, methodName }, options);
+  const fail = (causeName: string, detail: string, cause?: unknown) => new RpcError({ contractId, methodName, causeName, detail, cause });
+  const parsed = CallResult.safeParse(result);
+  if (!parsed.success) throw fail('BAD_RESPONSE', JSON.stringify(result)?.slice(0, 200) ?? '');
+  const { result: bytes, error, block_height: blockHeight, block_hash: blockHash } = parsed.data;
+  if (error !== undefined) throw fail('CONTRACT_EXECUTION_ERROR', error);
+  if (bytes === undefined) throw fail('BAD_RESPONSE', 'no result bytes');
+  if (bytes.length === 0) return { value: undefined, blockHeight, blockHash };
+  try {
+    return { value: JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes))), blockHeight, blockHash };
+  } catch (error) {
+    throw fail('NOT_JSON', `the contract returned ${bytes.length} bytes that are not UTF-8 JSON`, error);
+  }
+}
+
+const BlockResult = z.object({ header: z.object({ height: z.number().int(), hash: z.string(), timestamp_nanosec: z.string().regex(/^\d+$/) }) });
+
+/** The header of block `blockId` (method `block`): height, hash and exact time. */
+export async function blockHeader(rpcUrl: string, blockId: number, options: ViewOptions = {}): Promise<{ height: number; hash: string; timestampMs: number }> {
+  const what = { contractId: `block ${blockId}`, methodName: 'header' };
+  const parsed = BlockResult.safeParse(await jsonRpc(rpcUrl, 'block', { block_id: blockId }, what, options));
+  if (!parsed.success) throw new RpcError({ ...what, causeName: 'BAD_RESPONSE', detail: 'not a block answer' });
+  const { height, hash, timestamp_nanosec } = parsed.data.header;
+  return { height, hash, timestampMs: Number(BigInt(timestamp_nanosec) / 1_000_000n) };
+}
+
+interface Call {
+  rpcUrl: string;
+  contractId: string;
+  methodName: string;
+  body: string;
+}
+
+/** One JSON-RPC request, retried on transient failures; returns the envelope's `result`. */
+async function jsonRpc(
+  rpcUrl: string,
+  method: string,
+  params: unknown,
+  what: { contractId: string; methodName: string },
+  options: ViewOptions,
+): Promise<unknown> {
+  const { signal, timeoutMs = DEFAULTS.timeoutMs, retries = DEFAULTS.retries } = options;
+  const call = { rpcUrl, ...what, body: JSON.stringify({ jsonrpc: '2.0', id: 'dexlake', method, params }) };
   for (let attempt = 0; ; attempt++) {
     signal?.throwIfAborted();
     try {
@@ -124,13 +182,6 @@ export async function viewFunction(
       await sleep(waitMs, signal ?? new AbortController().signal);
     }
   }
-}
-
-interface Call {
-  rpcUrl: string;
-  contractId: string;
-  methodName: string;
-  body: string;
 }
 
 async function callOnce(call: Call, timeoutMs: number, outer: AbortSignal | undefined): Promise<unknown> {
@@ -169,18 +220,11 @@ async function callOnce(call: Call, timeoutMs: number, outer: AbortSignal | unde
     const e = envelope.error;
     const legacy = typeof e.data === 'string' ? e.data : (e.message ?? '');
     const detail = e.cause?.info !== undefined ? JSON.stringify(e.cause.info) : legacy;
-    throw fail(e.cause?.name ?? e.name ?? 'RPC_ERROR', detail, { transient, retryAfterMs });
+    throw fail(e.cause?.name ?? e.name ?? 'RPC_ERROR', detail, { transient: transient || e.name === 'INTERNAL_ERROR', retryAfterMs });
   }
   if (status < 200 || status > 299) throw fail(`HTTP_${status}`, text.slice(0, 200), { transient, retryAfterMs });
-  if (envelope?.result?.error !== undefined) throw fail('CONTRACT_EXECUTION_ERROR', envelope.result.error);
-  const bytes = envelope?.result?.result;
-  if (bytes === undefined) throw fail('BAD_RESPONSE', text.slice(0, 200));
-  if (bytes.length === 0) return undefined;
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bytes)));
-  } catch (error) {
-    throw fail('NOT_JSON', `the contract returned ${bytes.length} bytes that are not UTF-8 JSON`, { cause: error });
-  }
+  if (envelope === null || envelope.result === undefined) throw fail('BAD_RESPONSE', text.slice(0, 200));
+  return envelope.result;
 }
 
 function parseEnvelope(text: string): z.infer<typeof Envelope> | null {

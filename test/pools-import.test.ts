@@ -406,7 +406,7 @@ describe('pools import --rpc against a local NEAR JSON-RPC node', () => {
     const before = await tableChecksums(db);
     const { code, output } = await dexlake(['pools', 'import', '--rpc', node.url, '--height', String(OLDEST - 1)], { DATABASE_URL: db.url });
     expect(code).toBe(1);
-    expect(output).toContain(`dexlake: v2.ref-finance.near.get_number_of_pools: UNKNOWN_BLOCK`);
+    expect(output).toContain(`dexlake: view v2.ref-finance.near.get_number_of_pools: UNKNOWN_BLOCK`);
     expect(await tableChecksums(db)).toEqual(before);
   });
 });
