@@ -3,7 +3,8 @@
 // ones the shared projections read.
 //
 // Token ids inside events: `near` for native NEAR, else the NEP-141 contract id (as the contracts' own logs
-// write them); the API's `nep141:` and `inner-nep141:` forms are an API concern.
+// write them); `inner-nep141:<contract>` for a token's inner balance at AmmA (Wrap); NEAR Intents' multi-token ids
+// (`nep245:...`, `nep171:...`) whole, as no NEP-141 contract stands for them.
 import type { EventBase } from '../near/events.ts';
 
 export const DEX_IDS = ['AmmA', 'AmmDclA', 'AmmC', 'QuoteA', 'Launch', 'Wrap', 'StakeA', 'StakeB', 'StakeC', 'StakeD'] as const;

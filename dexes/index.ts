@@ -4,6 +4,12 @@ import { decodeAmmA } from './amm-a/decode.ts';
 import { decodeAmmC } from './amm-c/decode.ts';
 import { decodeAmmDclA } from './amm-dcl-a/decode.ts';
 import { decodeLaunch } from './launch/decode.ts';
+import { decodeQuoteA } from './quote-a/decode.ts';
+import { decodeStakeA } from './stake-a/decode.ts';
+import { decodeStakeB } from './stake-b/decode.ts';
+import { decodeStakeC } from './stake-c/decode.ts';
+import { decodeStakeD } from './stake-d/decode.ts';
+import { decodeWrap } from './wrap/decode.ts';
 import type { AmmAEvent } from './amm-a/events.ts';
 import type { DexContracts } from './contracts.ts';
 import type { DexEvent, DexId } from './events.ts';
@@ -19,5 +25,11 @@ export const DEX_DECODERS: readonly DexDecoder[] = [
   // Swaps and liquidity only: its pool state needs the previous state (see amm-dcl-a/README.md), kept by the indexer.
   { id: 'AmmDclA', decode: (block, c) => decodeAmmDclA(block, c) },
   { id: 'AmmC', decode: decodeAmmC },
+  { id: 'QuoteA', decode: decodeQuoteA },
   { id: 'Launch', decode: decodeLaunch },
+  { id: 'Wrap', decode: decodeWrap },
+  { id: 'StakeA', decode: decodeStakeA },
+  { id: 'StakeB', decode: decodeStakeB },
+  { id: 'StakeC', decode: decodeStakeC },
+  { id: 'StakeD', decode: decodeStakeD },
 ];

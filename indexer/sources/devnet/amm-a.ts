@@ -147,10 +147,14 @@ export class AmmADevnet implements DevnetDex {
 
   /** Into the inner balance: `ft_transfer_call` with msg "". */
   private deposit(world: World, account: string, token: string, amount: bigint): void {
-    world.tokens.transferCall(account, token, world.contracts.AmmA, amount, '', () => {
+    world.tokens.transferCall(account, token, world.contracts.AmmA, amount, '', (r) => {
       const inner = this.deposits.get(account) ?? new Map<string, bigint>();
       this.deposits.set(account, inner);
-      inner.set(token, (inner.get(token) ?? 0n) + amount);
+      const before = inner.get(token) ?? 0n;
+      inner.set(token, before + amount);
+      r.onRevert(() => inner.set(token, before));
+      // A token into its inner balance is a trade of Wrap.
+      recordTrade(world, r, { dex: 'Wrap', poolId: null, trader: account, tokenIn: token, tokenOut: `inner-nep141:${token}`, amountIn: amount, amountOut: amount });
       return 0n;
     });
   }

@@ -1,0 +1,51 @@
+// Block -> StakeC events (xRHEA: RHEA `token.rhealab.near` staked into `xtoken.rhealab.near`, which is also the
+// xRHEA token). Pure; see README.md, including what is not confirmed about this contract.
+// A stake is the xtoken contract's successful `ft_on_transfer` called by the RHEA contract; what it minted is read
+// from, in this order:
+// - the xREF log `<account> Stake <amount> assets, get <minted> token` (ref-finance/ref-token xref-token, the
+//   contract xRHEA descends from), or
+// - the NEP-141 `ft_mint` events to the sender in that receipt (amount in = the transferred amount).
+// Unstakes and the rate are not decoded: their logs are not known (see README.md).
+import type { Block } from '../../near/block.ts';
+import { isValidAccountId } from '../../near/token-id.ts';
+import type { DexContracts } from '../contracts.ts';
+import type { DexEvent } from '../events.ts';
+import { StakeEventSink, accountField, amountField, ftMintsOf, functionCallsOf, successfulOutcomesOf } from '../stake/emit.ts';
+
+const XREF_STAKE_LOG = /^(\S+) Stake (\d+) assets, get (\d+) token$/;
+
+export function decodeStakeC(block: Block, contracts: DexContracts): DexEvent[] {
+  const xRhea = contracts.StakeC;
+  const rhea = contracts.StakeCUnderlying;
+  const sink = new StakeEventSink(block, 'StakeC', xRhea);
+
+  for (const outcome of successfulOutcomesOf(block, xRhea)) {
+    if (outcome.predecessorId !== rhea) continue;
+    const args = functionCallsOf(outcome).find((c) => c.method === 'ft_on_transfer')?.args;
+    if (args === undefined || args === null) continue;
+    const sender = accountField(args, 'sender_id');
+    const transferred = amountField(args, 'amount');
+    if (sender === null || transferred === null) continue;
+
+    const logged = xrefStakeLine(outcome.logs);
+    if (logged !== null) {
+      sink.swap(outcome, { trader: logged.trader ?? sender, tokenIn: rhea, tokenOut: xRhea, amountIn: logged.amount, amountOut: logged.minted });
+      continue;
+    }
+    // A reward deposit (xREF: any non-empty msg) mints nothing and is not a trade.
+    let minted = 0n;
+    for (const m of ftMintsOf(outcome)) if (m.owner === sender) minted += m.amount;
+    if (minted > 0n) sink.swap(outcome, { trader: sender, tokenIn: rhea, tokenOut: xRhea, amountIn: transferred, amountOut: minted });
+  }
+  return sink.events;
+}
+
+function xrefStakeLine(logs: string[]): { trader: string | null; amount: bigint; minted: bigint } | null {
+  for (const log of logs) {
+    const m = XREF_STAKE_LOG.exec(log);
+    if (m === null) continue;
+    const trader = m[1] as string;
+    return { trader: isValidAccountId(trader) ? trader : null, amount: BigInt(m[2] as string), minted: BigInt(m[3] as string) };
+  }
+  return null;
+}
