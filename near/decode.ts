@@ -4,6 +4,7 @@
 
 import type { Action, Block, ReceiptOutcome } from './block.ts';
 import type { CoreEvent, EventBase } from './events.ts';
+import { EVENT_JSON_PREFIX, parseEventLog } from './nep297.ts';
 import { isValidAccountId } from './token-id.ts';
 import { parseU128 } from './units.ts';
 
@@ -23,7 +24,6 @@ const INIT_METHODS: ReadonlySet<string> = new Set(['new', 'new_default_meta', 'i
 /** Gas and deposit refunds come from this pseudo-account. */
 const SYSTEM_ACCOUNT = 'system';
 
-const EVENT_PREFIX = 'EVENT_JSON:';
 
 // Legacy logs, exactly as near-sdk 3.x's FungibleToken writes them (`log!("Transfer {} from {}
 // to {}")`, `log!("Memo: {}")` right after it when a memo was given, `log!("Refund {} from {} to
@@ -161,14 +161,14 @@ function decodeLogs(ctx: Ctx, outcome: ReceiptOutcome, wrapContracts: ReadonlySe
   // `Refund` log next to the refund's ft_transfer event): trust only the events then.
   let legacyAllowed = true;
   for (const log of logs) {
-    if (log.startsWith(EVENT_PREFIX) && log.includes('nep141')) {
+    if (log.startsWith(EVENT_JSON_PREFIX) && log.includes('nep141')) {
       legacyAllowed = false;
       break;
     }
   }
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i] as string;
-    if (log.startsWith(EVENT_PREFIX)) {
+    if (log.startsWith(EVENT_JSON_PREFIX)) {
       decodeNep141Event(ctx, contractId, log);
     } else if (legacyAllowed) {
       decodeLegacyLog(ctx, contractId, log, logs[i + 1], wrapContracts);
@@ -179,14 +179,9 @@ function decodeLogs(ctx: Ctx, outcome: ReceiptOutcome, wrapContracts: ReadonlySe
 function decodeNep141Event(ctx: Ctx, contractId: string, log: string): void {
   // Cheap filter before JSON.parse: most EVENT_JSON logs belong to other standards.
   if (!log.includes('nep141')) return;
-  let event: unknown;
-  try {
-    event = JSON.parse(log.slice(EVENT_PREFIX.length));
-  } catch {
-    return;
-  }
-  if (event === null || typeof event !== 'object') return;
-  const { standard, event: name, data } = event as Record<string, unknown>;
+  const parsed = parseEventLog(log);
+  if (parsed === null) return;
+  const { standard, event: name, data } = parsed;
   if (standard !== 'nep141' || !Array.isArray(data)) return;
   // All items or none: a half-valid event is a broken contract, not a partial transfer.
   if (name === 'ft_transfer') {

@@ -14,6 +14,7 @@
 
 import type { Block, ReceiptOutcome } from '../../near/block.ts';
 import { isSuccess } from '../../near/decode.ts';
+import { asRecord as asObject, parseEventLog } from '../../near/nep297.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
 import { parseU128 } from '../../near/units.ts';
 import type { DexContracts } from '../contracts.ts';
@@ -22,7 +23,6 @@ import { AMM_C_DEX_ID, type AmmCFeeReceiver, type AmmCPoolState, type AmmCPoolSt
 
 type Json = Record<string, unknown>;
 
-const EVENT_PREFIX = 'EVENT_JSON:';
 const ENGINE_STANDARD = 'inteardex';
 const XYK_STANDARD = 'xyk';
 /** `SwapArgs.pool_id` u32::MAX means "the pool created last" (batched create + buy): not a real id. */
@@ -311,15 +311,3 @@ function asPoolId(value: unknown): number | null {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
 }
 
-function parseEventLog(log: string): Json | null {
-  if (!log.startsWith(EVENT_PREFIX)) return null;
-  try {
-    return asObject(JSON.parse(log.slice(EVENT_PREFIX.length)));
-  } catch {
-    return null;
-  }
-}
-
-function asObject(value: unknown): Json | null {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : null;
-}

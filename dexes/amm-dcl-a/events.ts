@@ -6,6 +6,7 @@
 // Pure; never throws on contract-controlled text: a line that does not parse exactly gives nothing.
 
 import type { PoolStateEvent } from '../events.ts';
+import { parseEventLog } from '../../near/nep297.ts';
 import { parseU128 } from '../../near/units.ts';
 import type { DclPoolState } from './state.ts';
 
@@ -97,18 +98,11 @@ export interface DclOrderCancelLog {
 
 export type DclLog = DclSwapLog | DclLiquidityAddLog | DclLiquidityRemoveLog | DclLiquidityMergeLog | DclOrderAddLog | DclOrderCancelLog;
 
-const EVENT_PREFIX = 'EVENT_JSON:';
 
 /** The pool-changing `dcl.ref` items of one log line, in order; [] for anything else or anything malformed. */
 export function parseDclLogLine(line: string): DclLog[] {
-  if (!line.startsWith(EVENT_PREFIX) || !line.includes(DCL_EVENT_STANDARD)) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(line.slice(EVENT_PREFIX.length));
-  } catch {
-    return [];
-  }
-  if (!isObject(parsed) || parsed.standard !== DCL_EVENT_STANDARD || !Array.isArray(parsed.data)) return [];
+  const parsed = parseEventLog(line, DCL_EVENT_STANDARD);
+  if (parsed === null || parsed.standard !== DCL_EVENT_STANDARD || !Array.isArray(parsed.data)) return [];
   const name = parsed.event;
   const items: DclLog[] = [];
   // All items or none: a half-valid event is a changed contract, not a partial swap.

@@ -9,6 +9,7 @@
 import type { Block, ReceiptOutcome } from '../../near/block.ts';
 import { isSuccess } from '../../near/decode.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
+import { parseEventLog } from '../../near/nep297.ts';
 import { parseU128 } from '../../near/units.ts';
 import type { DexContracts } from '../contracts.ts';
 import type { DexEvent, SwapEvent } from '../events.ts';
@@ -76,15 +77,9 @@ function eventsOf(block: Block, outcome: ReceiptOutcome, contracts: DexContracts
 
 /** The items of a `token_swap` event line; all or none (a half-valid event is a broken contract). */
 function tradesOf(log: string, wrap: string): Trade[] {
-  if (!log.startsWith('EVENT_JSON:') || !log.includes('token_swap')) return [];
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(log.slice('EVENT_JSON:'.length));
-  } catch {
-    return [];
-  }
-  const { event, data } = (parsed ?? {}) as Record<string, unknown>;
-  if (event !== 'token_swap' || !Array.isArray(data)) return [];
+  const parsed = parseEventLog(log, 'token_swap');
+  if (parsed === null || parsed.event !== 'token_swap' || !Array.isArray(parsed.data)) return [];
+  const data = parsed.data;
   const trades: Trade[] = [];
   for (const item of data) {
     const trade = item !== null && typeof item === 'object' ? tradeOf(item as Record<string, unknown>, wrap) : null;

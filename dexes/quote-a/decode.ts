@@ -9,13 +9,13 @@
 // token, several paid or received) are not trades of one pair and are skipped. Pool: none (request for quote).
 import type { Block, ReceiptOutcome } from '../../near/block.ts';
 import { isSuccess } from '../../near/decode.ts';
+import { asRecord as asObject, parseEventLog } from '../../near/nep297.ts';
 import type { EventBase } from '../../near/events.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
 import { parseU128 } from '../../near/units.ts';
 import type { DexContracts } from '../contracts.ts';
 import type { DexEvent, SwapEvent } from '../events.ts';
 
-const EVENT_PREFIX = 'EVENT_JSON:';
 const NEP141_PREFIX = 'nep141:';
 const SIGNED_INT = /^-?\d{1,40}$/;
 
@@ -53,8 +53,7 @@ function swapEvent(block: Block, outcome: ReceiptOutcome, contractId: string, in
 
 function tokenDiffTrades(log: string): Trade[] {
   // Cheap filter before JSON.parse: most verifier logs are transfers, withdrawals and nonces.
-  if (!log.startsWith(EVENT_PREFIX) || !log.includes('"token_diff"')) return [];
-  const ev = parseObject(log.slice(EVENT_PREFIX.length));
+  const ev = parseEventLog(log, '"token_diff"');
   if (ev === null || ev.standard !== 'dip4' || ev.event !== 'token_diff' || !Array.isArray(ev.data)) return [];
   const trades: Trade[] = [];
   for (const item of ev.data) {
@@ -78,16 +77,4 @@ function tokenDiffTrades(log: string): Trade[] {
     });
   }
   return trades;
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    return asObject(JSON.parse(text));
-  } catch {
-    return null;
-  }
-}
-
-function asObject(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
 }

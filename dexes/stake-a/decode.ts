@@ -16,9 +16,9 @@ import {
   causeOf,
   ftMintsOf,
   lastStateWrite,
-  parseJsonObject,
   successfulOutcomesOf,
 } from '../stake/emit.ts';
+import { parseJsonObject } from '../../near/nep297.ts';
 import { stakeRateState } from '../stake/rate.ts';
 import { META_POOL_STATE_RATE_ORIGIN, readMetaPoolStateRate } from './state.ts';
 

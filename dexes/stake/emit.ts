@@ -2,6 +2,7 @@
 // contract's STATE write. Pure: no I/O; contract-controlled text never makes these throw.
 import type { Block, ReceiptOutcome, StateChange } from '../../near/block.ts';
 import { isSuccess } from '../../near/decode.ts';
+import { asRecord, parseEventLog, parseJsonObject, type Nep297Event } from '../../near/nep297.ts';
 import type { EventBase } from '../../near/events.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
 import { parseU128 } from '../../near/units.ts';
@@ -80,34 +81,10 @@ export function* successfulOutcomesOf(block: Block, contractId: string): Generat
   }
 }
 
-export interface Nep297 {
-  standard: string;
-  event: string;
-  data: unknown[];
-}
-
-const EVENT_PREFIX = 'EVENT_JSON:';
-
-/** A NEP-297 `EVENT_JSON:` log, or null when the line is not one (or `data` is not an array). */
-export function parseEventJson(log: string): Nep297 | null {
-  if (!log.startsWith(EVENT_PREFIX)) return null;
-  const o = parseJsonObject(log.slice(EVENT_PREFIX.length));
-  if (o === null) return null;
-  const { standard, event, data } = o;
-  if (typeof standard !== 'string' || typeof event !== 'string' || !Array.isArray(data)) return null;
-  return { standard, event, data };
-}
-
-export function parseJsonObject(text: string): Record<string, unknown> | null {
-  try {
-    return asRecord(JSON.parse(text));
-  } catch {
-    return null;
-  }
-}
-
-export function asRecord(v: unknown): Record<string, unknown> | null {
-  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+/** A NEP-297 event whose `data` is an array, or null. */
+export function parseEventJson(log: string): (Nep297Event & { data: unknown[] }) | null {
+  const ev = parseEventLog(log);
+  return ev !== null && Array.isArray(ev.data) ? (ev as Nep297Event & { data: unknown[] }) : null;
 }
 
 export function accountField(o: Record<string, unknown>, key: string): string | null {

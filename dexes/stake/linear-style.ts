@@ -9,12 +9,12 @@ import {
   StakeEventSink,
   accountField,
   amountField,
-  asRecord,
   causeOf,
   lastStateWrite,
   parseEventJson,
   successfulOutcomesOf,
 } from './emit.ts';
+import { asRecord } from '../../near/nep297.ts';
 import { stakeRateState } from './rate.ts';
 
 export interface LinearStyleOptions {
