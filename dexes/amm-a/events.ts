@@ -4,6 +4,7 @@
 // order), so a store that mixes AmmA and core events must key on the kind (or dex) as well.
 
 import type { EventBase } from '../../near/events.ts';
+import type { SwapEvent } from '../events.ts';
 import type { AmmAPoolState, TokenRate } from './state.ts';
 
 export const AMM_A_DEX_ID = 'AmmA';
@@ -44,29 +45,16 @@ export interface AmmARatesEvent extends EventBase {
 }
 
 /**
- * One swap hop: one `Swapped <amountIn> <tokenIn> for <amountOut> <tokenOut>[, total fee F,
- * admin fee G]` log line of a successful receipt executed by the contract.
+ * One swap hop: one `Swapped <amountIn> <tokenIn> for <amountOut> <tokenOut>[, total fee F, admin fee G]` log line of
+ * a successful receipt executed by the contract. `poolId` is the pool of the hop, from the receipt's swap actions
+ * (`swap`/`execute_actions` args, or the `ft_on_transfer` msg), matched in order to the receipt's Swapped lines; null
+ * when that match is not exact (the number of swap actions differs from the number of lines, or a line's tokens, or
+ * the action's `amount_in` when given, differ from its action's). `trader`: `ft_on_transfer`'s `sender_id`, else the
+ * receipt's predecessor. `totalFee`/`adminFee`: stable, rated and degen pools only (log suffix, output-token units).
  */
-export interface AmmASwapEvent extends EventBase {
-  kind: 'swap';
+export interface AmmASwapEvent extends SwapEvent {
   dex: typeof AMM_A_DEX_ID;
-  contractId: string;
-  /**
-   * The pool of the hop, from the receipt's swap actions (`swap`/`execute_actions` args, or the
-   * `ft_on_transfer` msg), matched in order to the receipt's Swapped lines. null when that match
-   * is not exact: the number of swap actions differs from the number of Swapped lines, or a
-   * line's tokens (or the action's `amount_in`, when given) differ from its action's.
-   */
   poolId: number | null;
-  /** `ft_on_transfer`'s `sender_id`, else the receipt's predecessor; null when unknown. */
-  trader: string | null;
-  tokenIn: string;
-  tokenOut: string;
-  amountIn: bigint;
-  amountOut: bigint;
-  /** Stable/rated/degen pools only (log suffix), in output-token units; null for simple pools. */
-  totalFee: bigint | null;
-  adminFee: bigint | null;
 }
 
 export type AmmAEvent = AmmAPoolStateEvent | AmmAPoolDeletedEvent | AmmARatesEvent | AmmASwapEvent;
