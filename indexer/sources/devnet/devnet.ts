@@ -4,7 +4,9 @@
 import { MAINNET_CONTRACTS, type DexContracts } from '../../../dexes/contracts.ts';
 import type { RawJson } from '../../../near/lake-json.ts';
 import { AmmADevnet } from './amm-a.ts';
+import { AmmCDevnet } from './amm-c.ts';
 import { Chain } from './chain.ts';
+import { LaunchDevnet } from './launch.ts';
 import { Rng } from './rng.ts';
 import { Tokens, type TokenSpec } from './tokens.ts';
 import { WrapDevnet } from './wrap.ts';
@@ -19,6 +21,14 @@ const USDT = 'usdt.tether-token.near';
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const REF = 'token.v2.ref-finance.near';
 const AURORA = 'aaaaaa20d9e0e2461697782ef11675f668207961.factory.bridge.near';
+/** The token of AmmC's launch pool: deployed by that model, its whole supply in the pool. */
+const SLIME: TokenSpec = { contractId: 'slime.tkn.near', symbol: 'SLIME', name: 'Slime', decimals: 18 };
+/** Aidols tokens, launched by the Launch model at genesis. */
+const AIDOLS: readonly TokenSpec[] = [
+  { contractId: 'tganza.aidols.near', symbol: 'TGANZA', name: 'Tganza', decimals: 24 },
+  { contractId: 'lumen.aidols.near', symbol: 'LUMEN', name: 'Lumen', decimals: 24 },
+  { contractId: 'miko.aidols.near', symbol: 'MIKO', name: 'Miko the Cat', decimals: 24 },
+];
 
 export interface DevnetOptions {
   seed?: string;
@@ -50,6 +60,14 @@ export class Devnet {
         { tokens: [AURORA, wnear], liquidity: [1_000_000n, 25_000n], fee: 30 },
         { tokens: [REF, USDT], liquidity: [500_000n, 50_000n], fee: 20 },
       ]),
+      new AmmCDevnet([
+        { type: 'public', tokens: ['near', USDT], liquidity: [100_000n, 500_000n], poolFee: 2_000 },
+        { type: 'public', tokens: ['near', REF], liquidity: [20_000n, 1_000_000n], poolFee: 3_000 },
+        { type: 'private', tokens: [USDT, USDC], liquidity: [200_000n, 200_000n], poolFee: 100 },
+        // A launch pool: 300 NEAR of phantom liquidity (v1's) against SLIME's whole supply.
+        { type: 'launch', tokens: ['near', SLIME.contractId], liquidity: [300n, 1_000_000_000n], poolFee: 5_000, communityFee: 2_000, launched: SLIME },
+      ]),
+      new LaunchDevnet(AIDOLS),
     ];
   }
 

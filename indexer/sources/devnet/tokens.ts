@@ -137,7 +137,8 @@ export class Tokens {
     return this.chain.transact(sender, token, [{ method: 'ft_transfer_call', args, deposit: ONE_YOCTO, gas }], (r) => {
       this.transfer(r, sender, receiver, amount);
       let unused = amount;
-      r.call(receiver, { method: 'ft_on_transfer', args: { sender_id: sender, amount: amount.toString(), msg }, gas: gas - 50n * TGAS }, (onT) => {
+      // The receiver gets what is attached less the standard's GAS_FOR_FT_TRANSFER_CALL (30 TGas, resolve included).
+      r.call(receiver, { method: 'ft_on_transfer', args: { sender_id: sender, amount: amount.toString(), msg }, gas: gas - 30n * TGAS }, (onT) => {
         unused = onTransfer(onT);
         return unused.toString();
       });

@@ -1,0 +1,640 @@
+// AmmC on the devnet: the Intear DEX engine (`dex.intear.near`, DexContracts.AmmC) running its xyk DEX "Plach"
+// (DexContracts.AmmCXykDexId). Accounts hold inner balances at the engine and hand it lists of operations:
+// `ft_transfer_call` to the engine with msg `{"operations": [...], "referrer": R}`, `deposit_near {"operations":
+// {"operations": [...], "referrer": R}}` with the NEAR attached, or `execute_operations {operations}`
+// (near-facts.md "AmmC"; the shapes are INTEARnear/dex `intear-dex-types/src/engine_api.rs`). Operations played:
+// `SwapSimple` (message: base64 of the borsh u32 pool id; amount `{"Amount": {"ExactIn"|"ExactOut": x}}` or
+// `"OutputOfLastIn"`), `Withdraw` (`Full {at_least}`: the whole inner balance, refused below `at_least`) and the
+// xyk DEX's `DexCall`s `create_pool`, `add_liquidity`, `remove_liquidity` (borsh args).
+//
+// The engine runs the DEX inside its own receipt and re-emits each DEX event as `dex_event`. Per swap hop the
+// receipt logs the xyk `pool_updated` (the full pool view), the xyk `swap` (with `fees_breakdown`), then the
+// engine's `swap` (the lines dexes/amm-c/README.md lists); every pool change logs `pool_updated`. Amounts are
+// dexes/amm-c/math.ts. A refused operation (min output not met, the launch pool's phantom floor) panics the
+// whole receipt: its logs stay in the block, nothing else does, and `ft_resolve_transfer` refunds the tokens.
+//
+// Simplifications: an account registers every asset of the pools at once (`storage_deposit {}` +
+// `register_assets`); no referral fee is charged (no referrer registered settings, so the contract adds none);
+// fees collected for accounts stay in the engine uncounted; `add_liquidity` takes both amounts whole (callers
+// send them in the pool's ratio); the engine's `user_balance_update` / `dex_balance_update` events are not logged.
+import type { AmmCFeeReceiver, AmmCPoolState, AmmCPoolType } from '../../../dexes/amm-c/events.ts';
+import { ammCContractExactOut, ammCQuoteExactIn, type AmmCQuote } from '../../../dexes/amm-c/math.ts';
+import { BorshWriter } from '../../../near/borsh.ts';
+import { b64 } from '../../../near/lake-json.ts';
+import { NEAR_TOKEN_ID } from '../../../near/token-id.ts';
+import { Panic, type Receipt } from './chain.ts';
+import { ONE_YOCTO, type TokenSpec } from './tokens.ts';
+import { recordTrade, type DevnetDex, type World } from './world.ts';
+
+const TGAS = 10n ** 12n;
+const NEAR = 10n ** 24n;
+/** What the aggregator attaches to an AmmC swap (near-facts.md). */
+const ENGINE_GAS = 280n * TGAS;
+/** The engine's `storage_deposit {}` for an account (near-facts.md: 0.005 NEAR). */
+const ENGINE_STORAGE_DEPOSIT = 5n * 10n ** 21n;
+/** NEAR attached to `create_pool` for the pool's storage. */
+const POOL_STORAGE_DEPOSIT = 10n ** 22n;
+/** The xyk DEX's INITIAL_SHARES: what the first liquidity of a public pool mints. */
+const INITIAL_SHARES = 10n ** 18n;
+// The xyk DEX's protocol fee (dexes/xyk/types: PROTOCOL_FEE, PROTOCOL_FEE_REDUCED, PROTOCOL_FEE_RECEIVER_ID):
+// appended to every pool's fees, 1 millionth when both assets are "stable", 0 when the pool has no other fee.
+const PROTOCOL_FEE_RECEIVER = 'plach.intear.near';
+const PROTOCOL_FEE = 1_000;
+const PROTOCOL_FEE_REDUCED = 1;
+const REDUCED_FEE_ACCOUNTS = new Set([NEAR_TOKEN_ID, 'usdt.tether-token.near', '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1']);
+const REDUCED_FEE_PARENTS = ['.omft.near', '.omni.hot.tg'];
+
+export interface AmmCPoolSpec {
+  type: AmmCPoolType;
+  /** `near` or NEP-141 contract ids, in contract order; a launch pool: [`near`, its launched token]. */
+  tokens: [string, string];
+  /** Whole tokens (times 10^decimals, NEAR 10^24); a launch pool: [its phantom NEAR, the launched supply]. */
+  liquidity: [bigint, bigint];
+  /** The pool's own fee, millionths of the input, kept in the reserves. */
+  poolFee: number;
+  /** A launch pool's community fee (millionths), collected in NEAR for the treasury. */
+  communityFee?: number;
+  /** A launch pool's token: deployed at genesis by the treasury, its whole supply going into the pool. */
+  launched?: TokenSpec;
+}
+
+export interface AmmCPool {
+  id: number;
+  /** The fees the pool was created with (its `fee_configuration`); `state.feeReceivers` adds the protocol fee. */
+  configured: AmmCFeeReceiver[];
+  /** The state `pool_updated` reports, in the decoder's vocabulary (amounts[0] of a launch pool counts the phantom). */
+  state: AmmCPoolState;
+  owner: string;
+  /** Public pools: LP shares per account. */
+  shares: Map<string, bigint>;
+}
+
+export interface AmmCHop {
+  pool: AmmCPool;
+  tokenIn: string;
+  tokenOut: string;
+}
+
+/** One operation: what the msg says, and what the engine does with it inside the receipt. */
+interface EngineOperation {
+  json: Record<string, unknown>;
+  run(run: Run): void;
+}
+
+/** The receipt running a list of operations for `user`. */
+interface Run {
+  world: World;
+  r: Receipt;
+  user: string;
+  referrer: string | null;
+  /** The last swap's output (`OutputOfLastIn`). */
+  lastOutput: bigint | null;
+}
+
+export class AmmCDevnet implements DevnetDex {
+  readonly id = 'AmmC' as const;
+  readonly pools: AmmCPool[] = [];
+  /** Inner balances at the engine: account -> asset id -> amount; an account is registered once it is here. */
+  private readonly balances = new Map<string, Map<string, bigint>>();
+
+  constructor(private readonly specs: AmmCPoolSpec[]) {}
+
+  genesis(world: World): void {
+    const { tokens, treasury, contracts } = world;
+    for (const spec of this.specs) {
+      if (spec.launched) tokens.deploy(spec.launched, treasury, spec.liquidity[1] * 10n ** BigInt(spec.launched.decimals));
+    }
+    for (const token of new Set(this.specs.flatMap((s) => s.tokens))) {
+      if (token !== NEAR_TOKEN_ID) tokens.register(treasury, token, contracts.AmmC);
+    }
+    this.register(world, treasury);
+    for (const spec of this.specs) {
+      const amounts = spec.liquidity.map((n, i) => n * unitOf(world, spec.tokens[i]!)) as [bigint, bigint];
+      const pool = this.createPool(world, treasury, spec, amounts);
+      if (spec.type !== 'launch') this.addLiquidity(world, treasury, pool, amounts);
+    }
+  }
+
+  act(world: World, trader: string): void {
+    const { rng } = world;
+    if (!this.balances.has(trader)) this.register(world, trader);
+    const publicPools = this.pools.filter((p) => p.state.poolType === 'public');
+    if (publicPools.length && rng.chance(0.15)) {
+      const pool = rng.pick(publicPools);
+      const owned = pool.shares.get(trader) ?? 0n;
+      if (owned > 0n && rng.chance(0.5)) this.removeLiquidity(world, trader, pool, rng.bigint(1n, owned));
+      else this.addLiquidityFromWallet(world, trader, pool);
+      return;
+    }
+    this.randomSwap(world, trader);
+  }
+
+  reserves(): Map<string, bigint[]> {
+    return new Map(this.pools.map((p) => [String(p.id), [...p.state.amounts]]));
+  }
+
+  // ---- transactions ----
+
+  /** `storage_deposit {}` and `register_assets {asset_ids}` (NEAR, which pays pool storage, and every asset of the pools). */
+  register(world: World, account: string): void {
+    const assetIds = [...new Set([NEAR_TOKEN_ID, ...this.specs.flatMap((s) => s.tokens.map(assetOf))])];
+    const calls = [
+      { method: 'storage_deposit', args: {}, deposit: ENGINE_STORAGE_DEPOSIT, gas: 5n * TGAS },
+      { method: 'register_assets', args: { asset_ids: assetIds }, deposit: ONE_YOCTO, gas: 5n * TGAS },
+    ];
+    world.chain.transact(account, world.contracts.AmmC, calls, (r) => {
+      if (this.balances.has(account)) return;
+      this.balances.set(account, new Map(assetIds.map((a) => [a, 0n])));
+      r.onRevert(() => this.balances.delete(account));
+    });
+  }
+
+  /**
+   * A swap along `path` (each hop's output is the next hop's input), then the output withdrawn to the trader:
+   * `minOut` is the Withdraw's `at_least`, so a smaller output fails the receipt.
+   */
+  swap(world: World, trader: string, path: AmmCHop[], amountIn: bigint, minOut: bigint, referrer: string | null = null): void {
+    const operations = path.map((hop, i) => this.swapOperation(world, hop, i === 0 ? { exactIn: amountIn } : 'previous'));
+    operations.push(this.withdrawOperation(path.at(-1)!.tokenOut, minOut));
+    this.send(world, trader, path[0]!.tokenIn, amountIn, operations, referrer);
+  }
+
+  /** One `ExactOut` hop: `maxIn` is sent, `amountOut` withdrawn, and what the swap left of the input too. */
+  swapExactOut(world: World, trader: string, hop: AmmCHop, amountOut: bigint, maxIn: bigint, referrer: string | null = null): void {
+    const operations = [
+      this.swapOperation(world, hop, { exactOut: amountOut }),
+      this.withdrawOperation(hop.tokenOut, amountOut),
+      this.withdrawOperation(hop.tokenIn, null),
+    ];
+    this.send(world, trader, hop.tokenIn, maxIn, operations, referrer);
+  }
+
+  /** NEP-141 sides deposited with `ft_transfer_call`, then `add_liquidity` (with the NEAR side attached, if any). */
+  addLiquidity(world: World, account: string, pool: AmmCPool, amounts: [bigint, bigint]): void {
+    pool.state.tokens.forEach((token, i) => {
+      if (token !== NEAR_TOKEN_ID) this.send(world, account, token, amounts[i]!, [], null);
+    });
+    const args = new BorshWriter().u32(pool.id).u8(0).bytes(); // AddLiquidityArgs {pool_id, min_shares_received: None}
+    const attached = pool.state.tokens.map((t, i): [string, bigint] => [t, amounts[i]!]);
+    const operation = this.dexCallOperation(world, 'add_liquidity', args, attached, (run) => this.provide(run, pool, amounts));
+    const nearSide = pool.state.tokens.indexOf(NEAR_TOKEN_ID);
+    if (nearSide >= 0) this.depositNear(world, account, amounts[nearSide]!, [operation], null);
+    else this.executeOperations(world, account, [operation]);
+  }
+
+  /** `remove_liquidity` of `shares`, then both assets withdrawn. */
+  removeLiquidity(world: World, account: string, pool: AmmCPool, shares: bigint): void {
+    // RemoveLiquidityArgs {pool_id, shares_to_remove: Some(shares), min_assets_received: None}
+    const args = new BorshWriter().u32(pool.id).u8(1).u128(shares).u8(0).bytes();
+    this.executeOperations(world, account, [
+      this.dexCallOperation(world, 'remove_liquidity', args, [], (run) => this.withdrawShares(run, pool, shares)),
+      this.withdrawOperation(pool.state.tokens[0]!, null),
+      this.withdrawOperation(pool.state.tokens[1]!, null),
+    ]);
+  }
+
+  /** `create_pool` with its storage NEAR (and a launch pool's whole launched supply) attached. */
+  createPool(world: World, owner: string, spec: AmmCPoolSpec, amounts: [bigint, bigint]): AmmCPool {
+    const configured: AmmCFeeReceiver[] = [{ kind: 'pool', accountId: null, fee: spec.poolFee }];
+    if (spec.communityFee) configured.push({ kind: 'community', accountId: world.treasury, fee: spec.communityFee });
+    const feeReceivers = withProtocolFee(spec.tokens, configured);
+    const isLaunch = spec.type === 'launch';
+    const pool: AmmCPool = {
+      id: this.pools.length,
+      configured,
+      owner,
+      shares: new Map(),
+      state: {
+        kind: 'xyk',
+        poolType: spec.type,
+        tokens: [...spec.tokens],
+        amounts: [0n, 0n],
+        totalFee: feeReceivers.reduce((sum, r) => sum + r.fee, 0),
+        feeReceivers,
+        phantomLiquidity: isLaunch ? amounts[0] : null,
+        totalShares: null,
+      },
+    };
+    const attached: Array<[string, bigint]> = [[NEAR_TOKEN_ID, POOL_STORAGE_DEPOSIT]];
+    if (isLaunch) {
+      this.send(world, owner, spec.tokens[1], amounts[1], [], null);
+      attached.push([spec.tokens[1], amounts[1]]);
+    }
+    const args = createPoolArgs(spec, configured, amounts[0]);
+    const operation = this.dexCallOperation(world, 'create_pool', args, attached, (run) => {
+      this.pools.push(pool);
+      run.r.onRevert(() => void this.pools.pop());
+      // A launch pool starts with its phantom NEAR and the launched supply; other pools empty.
+      if (isLaunch) pool.state.amounts = [...amounts];
+      this.poolUpdated(run, pool);
+    });
+    this.depositNear(world, owner, POOL_STORAGE_DEPOSIT, [operation], null);
+    if (!this.pools.includes(pool)) throw new Error(`devnet AmmC: create_pool of ${spec.tokens.join('/')} failed`);
+    return pool;
+  }
+
+  // ---- the random user ----
+
+  private randomSwap(world: World, trader: string): void {
+    const { rng, tokens } = world;
+    const pool = rng.pick(this.pools);
+    const first = rng.int(2);
+    const tokenIn = pool.state.tokens[first]!;
+    const path: AmmCHop[] = [{ pool, tokenIn, tokenOut: pool.state.tokens[1 - first]! }];
+    // Sometimes two hops: through a second pool that shares the first one's output token.
+    const mid = path[0]!.tokenOut;
+    const next = this.pools.filter((p) => p !== pool && p.state.tokens.includes(mid) && !p.state.tokens.includes(tokenIn));
+    if (next.length && rng.chance(0.3)) {
+      const p = rng.pick(next);
+      path.push({ pool: p, tokenIn: mid, tokenOut: p.state.tokens[0] === mid ? p.state.tokens[1]! : p.state.tokens[0]! });
+    }
+    const tokenOut = path.at(-1)!.tokenOut;
+    // Up to 5% of the trader's balance (NEAR: up to 50) and 0.5% of the first pool's input reserve.
+    const balance = tokenIn === NEAR_TOKEN_ID ? 50n * NEAR : tokens.isRegistered(tokenIn, trader) ? tokens.balance(tokenIn, trader) / 20n : 0n;
+    const cap = minBig(balance, pool.state.amounts[first]! / 200n);
+    if (cap < 2n) return;
+    const amountIn = rng.bigint(1n, cap);
+    // As an aggregator's route does, the trader registers with the output token first when needed.
+    if (tokenOut !== NEAR_TOKEN_ID && !tokens.isRegistered(tokenOut, trader)) tokens.register(trader, tokenOut);
+    const referrer = rng.chance(0.5) ? null : rng.pick(world.wallets);
+
+    if (path.length === 1 && rng.chance(0.2)) {
+      // Exact out: ask for 90% of what amountIn buys; send the contract's price plus 1%.
+      const probe = ammCQuoteExactIn(pool.state, tokenIn, tokenOut, amountIn);
+      const amountOut = probe === null ? 0n : (probe.amountOut * 9n) / 10n;
+      const quote = amountOut > 0n ? ammCContractExactOut(pool.state, tokenIn, tokenOut, amountOut) : null;
+      if (quote === null) return;
+      this.swapExactOut(world, trader, path[0]!, amountOut, quote.amountIn + quote.amountIn / 100n, referrer);
+      return;
+    }
+    const expected = quotePath(path, amountIn);
+    if (expected === null || expected === 0n) return;
+    // One token swap in twenty asks for more than the pools give: the Withdraw fails the receipt after its hops
+    // logged. (NEAR-input swaps do not fail: the devnet's chain has no refund receipts for attached NEAR.)
+    const fails = tokenIn !== NEAR_TOKEN_ID && rng.chance(0.05);
+    this.swap(world, trader, path, amountIn, fails ? expected + 1n : (expected * 99n) / 100n, referrer);
+  }
+
+  /** Adds liquidity in the pool's ratio: up to 5% of the trader's balance of a NEP-141 side, 1% of its reserve. */
+  private addLiquidityFromWallet(world: World, trader: string, pool: AmmCPool): void {
+    const { rng, tokens } = world;
+    const { tokens: pair, amounts: reserves } = pool.state;
+    const side = pair[0] === NEAR_TOKEN_ID ? 1 : 0;
+    const other = 1 - side;
+    const cap = minBig(tokens.balance(pair[side]!, trader) / 20n, reserves[side]! / 100n);
+    if (cap < 1n) return;
+    const amounts: [bigint, bigint] = [0n, 0n];
+    amounts[side] = rng.bigint(1n, cap);
+    amounts[other] = ceilDiv(amounts[side] * reserves[other]!, reserves[side]!);
+    if (pair[other] !== NEAR_TOKEN_ID && tokens.balance(pair[other]!, trader) < amounts[other]) return;
+    if (mintedShares(pool, amounts) === 0n) return;
+    this.addLiquidity(world, trader, pool, amounts);
+  }
+
+  // ---- operations ----
+
+  private swapOperation(world: World, hop: AmmCHop, amount: { exactIn: bigint } | { exactOut: bigint } | 'previous'): EngineOperation {
+    const { pool, tokenIn, tokenOut } = hop;
+    const dexId = world.contracts.AmmCXykDexId;
+    const message = b64(new BorshWriter().u32(pool.id).bytes()); // SwapArgs {pool_id: u32}
+    const assetIn = assetOf(tokenIn);
+    const assetOut = assetOf(tokenOut);
+    const requested = amount === 'previous' ? 'OutputOfLastIn' : { Amount: 'exactIn' in amount ? { ExactIn: String(amount.exactIn) } : { ExactOut: String(amount.exactOut) } };
+    return {
+      json: { SwapSimple: { dex_id: dexId, message, asset_in: assetIn, asset_out: assetOut, amount: requested } },
+      run: (run) => {
+        let quote: AmmCQuote | null;
+        let requestAmount: Record<string, string>;
+        if (amount !== 'previous' && 'exactOut' in amount) {
+          quote = ammCContractExactOut(pool.state, tokenIn, tokenOut, amount.exactOut);
+          requestAmount = { ExactOut: String(amount.exactOut) };
+        } else {
+          const amountIn = amount === 'previous' ? run.lastOutput : amount.exactIn;
+          if (amountIn === null) throw new Panic('No previous swap output');
+          quote = ammCQuoteExactIn(pool.state, tokenIn, tokenOut, amountIn);
+          requestAmount = { ExactIn: String(amountIn) };
+        }
+        if (quote === null) throw new Panic('Swap refused by the pool');
+        this.debit(run, assetIn, quote.amountIn);
+        const feesBreakdown = feesBreakdownOf(hop, quote);
+        this.setAmounts(run.r, pool, [...quote.amountsAfter]);
+        const request = { message, asset_in: assetIn, asset_out: assetOut, amount: requestAmount, referrer: run.referrer };
+        const amounts = { amount_in: String(quote.amountIn), amount_out: String(quote.amountOut) };
+        this.poolUpdated(run, pool);
+        this.dexEvent(run, 'swap', { pool_id: pool.id, request, ...amounts, fees_breakdown: feesBreakdown });
+        run.r.event('inteardex', '1.0.0', 'swap', { dex_id: dexId, request, ...amounts, trader: run.user, referrer: run.referrer });
+        this.credit(run, assetOut, quote.amountOut);
+        run.lastOutput = quote.amountOut;
+        recordTrade(run.world, run.r, {
+          dex: 'AmmC',
+          poolId: String(pool.id),
+          trader: run.user,
+          tokenIn,
+          tokenOut,
+          amountIn: quote.amountIn,
+          amountOut: quote.amountOut,
+        });
+      },
+    };
+  }
+
+  /** `Withdraw {Full: {at_least}}`: the whole inner balance of `token` to the user (nothing when it is 0). */
+  private withdrawOperation(token: string, atLeast: bigint | null): EngineOperation {
+    const assetId = assetOf(token);
+    return {
+      json: { Withdraw: { asset_id: assetId, amount: { Full: { at_least: atLeast === null ? null : String(atLeast) } }, to: null, rescue_address: null } },
+      run: (run) => {
+        const amount = this.balances.get(run.user)?.get(assetId) ?? 0n;
+        if (atLeast !== null && amount < atLeast) throw new Panic(`Withdrawal amount ${amount} is less than the minimum ${atLeast}`);
+        if (amount === 0n) return;
+        this.debit(run, assetId, amount);
+        run.r.event('inteardex', '1.0.0', 'withdraw', { from: { Account: run.user }, to: run.user, asset_id: assetId, amount: String(amount) });
+        if (token === NEAR_TOKEN_ID) run.r.transfer(run.user, amount);
+        else run.world.tokens.payout(run.r, token, run.user, amount);
+      },
+    };
+  }
+
+  /** A `DexCall` of the xyk DEX: the attached assets leave the user's inner balance, then `apply` runs. */
+  private dexCallOperation(world: World, method: string, args: Uint8Array, attached: Array<[string, bigint]>, apply: (run: Run) => void): EngineOperation {
+    const attachedAssets = Object.fromEntries(attached.map(([token, amount]) => [assetOf(token), String(amount)]));
+    return {
+      json: { DexCall: { dex_id: world.contracts.AmmCXykDexId, method, args: b64(args), attached_assets: attachedAssets } },
+      run: (run) => {
+        for (const [token, amount] of attached) this.debit(run, assetOf(token), amount);
+        apply(run);
+      },
+    };
+  }
+
+  /** The xyk DEX's `add_liquidity`: a public pool mints shares (INITIAL_SHARES first), a private one takes its owner's. */
+  private provide(run: Run, pool: AmmCPool, amounts: [bigint, bigint]): void {
+    const { state } = pool;
+    const isPublic = state.poolType === 'public';
+    if (!isPublic && run.user !== pool.owner) throw new Panic('Only the pool owner can add liquidity');
+    const minted = isPublic ? mintedShares(pool, amounts) : 0n;
+    if (isPublic && minted === 0n) throw new Panic('Not enough liquidity added to mint shares');
+    this.setAmounts(run.r, pool, [state.amounts[0]! + amounts[0], state.amounts[1]! + amounts[1]]);
+    const owned = isPublic ? this.setShares(run.r, pool, run.user, (pool.shares.get(run.user) ?? 0n) + minted) : 0n;
+    this.dexEvent(run, 'liquidity_added', {
+      pool_id: pool.id,
+      asset_0: assetOf(state.tokens[0]!),
+      asset_1: assetOf(state.tokens[1]!),
+      added_amount_0: String(amounts[0]),
+      added_amount_1: String(amounts[1]),
+      minted_shares: String(minted),
+      ...this.holdings(pool, owned),
+    });
+    this.poolUpdated(run, pool);
+  }
+
+  /** The xyk DEX's `remove_liquidity` of a public pool: each reserve's share, floored, to the user's inner balance. */
+  private withdrawShares(run: Run, pool: AmmCPool, shares: bigint): void {
+    const { state } = pool;
+    const owned = pool.shares.get(run.user) ?? 0n;
+    const total = state.totalShares ?? 0n;
+    if (state.poolType !== 'public' || shares <= 0n || shares > owned) throw new Panic('Not enough shares');
+    const removed = state.amounts.map((a) => (a * shares) / total) as [bigint, bigint];
+    this.setAmounts(run.r, pool, [state.amounts[0]! - removed[0], state.amounts[1]! - removed[1]]);
+    this.setShares(run.r, pool, run.user, owned - shares);
+    removed.forEach((amount, i) => this.credit(run, assetOf(state.tokens[i]!), amount));
+    this.dexEvent(run, 'liquidity_removed', {
+      pool_id: pool.id,
+      asset_0: assetOf(state.tokens[0]!),
+      asset_1: assetOf(state.tokens[1]!),
+      removed_amount_0: String(removed[0]),
+      removed_amount_1: String(removed[1]),
+      burned_shares: String(shares),
+      ...this.holdings(pool, owned - shares),
+    });
+    this.poolUpdated(run, pool);
+  }
+
+  /** The `new_owned_*` / `new_total_*` fields of a liquidity event (a private pool's owner owns it all). */
+  private holdings(pool: AmmCPool, owned: bigint): Record<string, string> {
+    const { amounts, totalShares, poolType } = pool.state;
+    const total = totalShares ?? 0n;
+    const ownedAsset = (i: number) => (poolType !== 'public' ? amounts[i]! : total === 0n ? 0n : (amounts[i]! * owned) / total);
+    return {
+      new_owned_asset_0: String(ownedAsset(0)),
+      new_owned_asset_1: String(ownedAsset(1)),
+      new_owned_shares: String(owned),
+      new_total_asset_0: String(amounts[0]),
+      new_total_asset_1: String(amounts[1]),
+      new_total_shares: String(total),
+    };
+  }
+
+  // ---- engine entry points ----
+
+  /** `ft_transfer_call` of `token` to the engine: credited to the sender's inner balance, then the operations run. */
+  private send(world: World, account: string, token: string, amount: bigint, operations: EngineOperation[], referrer: string | null): void {
+    if (token === NEAR_TOKEN_ID) {
+      this.depositNear(world, account, amount, operations, referrer);
+      return;
+    }
+    const msg = JSON.stringify({ operations: operations.map((o) => o.json), referrer });
+    world.tokens.transferCall(account, token, world.contracts.AmmC, amount, msg, (r) => {
+      this.runDeposit({ world, r, user: account, referrer, lastOutput: null }, assetOf(token), amount, operations);
+      return 0n;
+    }, ENGINE_GAS);
+  }
+
+  /** `deposit_near` with `amount` attached. */
+  private depositNear(world: World, account: string, amount: bigint, operations: EngineOperation[], referrer: string | null): void {
+    const args = { operations: { operations: operations.map((o) => o.json), referrer } };
+    world.chain.transact(account, world.contracts.AmmC, [{ method: 'deposit_near', args, deposit: amount, gas: ENGINE_GAS }], (r) => {
+      this.runDeposit({ world, r, user: account, referrer, lastOutput: null }, NEAR_TOKEN_ID, amount, operations);
+    });
+  }
+
+  /** `execute_operations` on the caller's inner balances (1 yocto). */
+  private executeOperations(world: World, account: string, operations: EngineOperation[]): void {
+    const args = { operations: operations.map((o) => o.json) };
+    world.chain.transact(account, world.contracts.AmmC, [{ method: 'execute_operations', args, deposit: ONE_YOCTO, gas: ENGINE_GAS }], (r) => {
+      const run: Run = { world, r, user: account, referrer: null, lastOutput: null };
+      for (const operation of operations) operation.run(run);
+    });
+  }
+
+  private runDeposit(run: Run, assetId: string, amount: bigint, operations: EngineOperation[]): void {
+    this.credit(run, assetId, amount);
+    run.r.event('inteardex', '1.0.0', 'user_deposit', { account_id: run.user, asset_id: assetId, amount: String(amount) });
+    for (const operation of operations) operation.run(run);
+  }
+
+  // ---- state, with undo should the receipt fail ----
+
+  private credit(run: Run, assetId: string, amount: bigint): void {
+    const inner = this.balances.get(run.user);
+    const before = inner?.get(assetId);
+    if (inner === undefined || before === undefined) throw new Panic(`Asset ${assetId} is not registered for ${run.user}`);
+    inner.set(assetId, before + amount);
+    run.r.onRevert(() => inner.set(assetId, before));
+  }
+
+  private debit(run: Run, assetId: string, amount: bigint): void {
+    const have = this.balances.get(run.user)?.get(assetId) ?? 0n;
+    if (have < amount) throw new Panic(`Not enough ${assetId} in the balance of ${run.user}`);
+    this.credit(run, assetId, -amount);
+  }
+
+  private setAmounts(r: Receipt, pool: AmmCPool, amounts: bigint[]): void {
+    const before = pool.state.amounts;
+    pool.state.amounts = amounts;
+    r.onRevert(() => (pool.state.amounts = before));
+  }
+
+  /** Sets `account`'s shares and the pool's total accordingly; returns the new amount. */
+  private setShares(r: Receipt, pool: AmmCPool, account: string, shares: bigint): bigint {
+    const before = pool.shares.get(account);
+    const totalBefore = pool.state.totalShares;
+    pool.state.totalShares = (totalBefore ?? 0n) + shares - (before ?? 0n);
+    pool.shares.set(account, shares);
+    r.onRevert(() => {
+      pool.state.totalShares = totalBefore;
+      if (before === undefined) pool.shares.delete(account);
+      else pool.shares.set(account, before);
+    });
+    return shares;
+  }
+
+  // ---- logs ----
+
+  /** An xyk event, re-emitted by the engine as `dex_event`. */
+  private dexEvent(run: Run, event: string, data: unknown): void {
+    run.r.event('inteardex', '1.0.0', 'dex_event', {
+      dex_id: run.world.contracts.AmmCXykDexId,
+      event: { standard: 'xyk', version: '1.0.0', event, data },
+      referrer: run.referrer,
+      user: run.user,
+    });
+  }
+
+  private poolUpdated(run: Run, pool: AmmCPool): void {
+    this.dexEvent(run, 'pool_updated', { pool_id: pool.id, pool: poolView(pool) });
+  }
+}
+
+/** The xyk DEX's `PoolView` (externally tagged) of a pool. */
+function poolView(pool: AmmCPool): unknown {
+  const { state } = pool;
+  const fees = { receivers: state.feeReceivers.map((r) => [feeReceiverJson(r), r.fee]) };
+  // FeeConfiguration::V1 serializes untagged: the same shape as the current fees.
+  const feeConfiguration = { receivers: pool.configured.map((r) => [feeReceiverJson(r), r.fee]) };
+  const asset = (i: number) => ({ asset_id: assetOf(state.tokens[i]!), balance: String(state.amounts[i]) });
+  switch (state.poolType) {
+    case 'public':
+      return { Public: { assets: [asset(0), asset(1)], fees, fee_configuration: feeConfiguration, total_shares: state.totalShares === null ? null : String(state.totalShares) } };
+    case 'private':
+      return { Private: { assets: [asset(0), asset(1)], fees, fee_configuration: feeConfiguration, owner_id: pool.owner, locked: false } };
+    case 'launch':
+      return {
+        Launch: {
+          near_amount: String(state.amounts[0]),
+          launched_asset: asset(1),
+          fees,
+          fee_configuration: feeConfiguration,
+          phantom_liquidity_near: String(state.phantomLiquidity),
+        },
+      };
+  }
+}
+
+/**
+ * `fees_breakdown` of a hop: `[receiver, asset, amount]` per fee receiver, in the input asset; in a launch-pool
+ * sell the account and community fees are bought into the quote asset through the pool after the swap
+ * (math.ts `settle`), so those entries are the quote amounts they bought.
+ */
+function feesBreakdownOf(hop: AmmCHop, quote: AmmCQuote): Array<[unknown, string, string]> {
+  const { state } = hop.pool;
+  const inSide = state.tokens.indexOf(hop.tokenIn);
+  const isSell = state.poolType === 'launch' && inSide === 1;
+  const feeAt = (i: number) => quote.feeAmounts[i] ?? 0n;
+  const poolFee = state.feeReceivers.reduce((sum, r, i) => (r.kind === 'pool' ? sum + feeAt(i) : sum), 0n);
+  const allFees = quote.feeAmounts.reduce((a, b) => a + b, 0n);
+  let reserveIn = state.amounts[inSide]! + (quote.amountIn - allFees) + poolFee;
+  let reserveOut = state.amounts[1 - inSide]! - quote.amountOut;
+  const breakdown = state.feeReceivers.map((receiver, i): [unknown, string, string] => {
+    const fee = feeAt(i);
+    if (!isSell || receiver.kind === 'pool') return [feeReceiverJson(receiver), assetOf(hop.tokenIn), String(fee)];
+    const bought = (fee * reserveOut) / (reserveIn + fee);
+    reserveIn += fee;
+    reserveOut -= bought;
+    return [feeReceiverJson(receiver), assetOf(state.tokens[0]!), String(bought)];
+  });
+  const after = inSide === 0 ? [reserveIn, reserveOut] : [reserveOut, reserveIn];
+  if (after[0] !== quote.amountsAfter[0] || after[1] !== quote.amountsAfter[1]) {
+    throw new Error(`devnet AmmC: fee conversion of pool ${hop.pool.id} disagrees with math.ts`);
+  }
+  return breakdown;
+}
+
+/** The pool's fees as the contract charges them: its own, then the protocol's (dexes/xyk/types `with_protocol_fee`). */
+function withProtocolFee(tokens: readonly string[], configured: AmmCFeeReceiver[]): AmmCFeeReceiver[] {
+  const fee = configured.length === 0 ? 0 : tokens.every(isReducedFeeAsset) ? PROTOCOL_FEE_REDUCED : PROTOCOL_FEE;
+  return [...configured, { kind: 'account', accountId: PROTOCOL_FEE_RECEIVER, fee }];
+}
+
+function isReducedFeeAsset(token: string): boolean {
+  return REDUCED_FEE_ACCOUNTS.has(token) || REDUCED_FEE_PARENTS.some((parent) => token.endsWith(parent));
+}
+
+/** CreatePoolArgs {assets: (AssetId, AssetId), fees: FeeConfiguration::V1, pool_type} in borsh. */
+function createPoolArgs(spec: AmmCPoolSpec, configured: AmmCFeeReceiver[], phantom: bigint): Uint8Array {
+  const w = new BorshWriter();
+  // AssetId::Near = 0, AssetId::Nep141(account) = 1.
+  for (const token of spec.tokens) {
+    if (token === NEAR_TOKEN_ID) w.u8(0);
+    else w.u8(1).string(token);
+  }
+  w.u8(0).vec(configured, (x, r) => {
+    // FeeReceiver::Account = 0, Pool = 1, Community = 2.
+    if (r.kind === 'pool') x.u8(1);
+    else x.u8(r.kind === 'account' ? 0 : 2).string(r.accountId ?? '');
+    x.u32(r.fee);
+  });
+  // PoolType::PrivateLatest = 0, PublicLatest = 1, LaunchV1 {phantom_liquidity_near} = 3.
+  if (spec.type === 'launch') w.u8(3).u128(phantom);
+  else w.u8(spec.type === 'private' ? 0 : 1);
+  return w.bytes();
+}
+
+function feeReceiverJson(r: AmmCFeeReceiver): unknown {
+  return r.kind === 'pool' ? 'Pool' : r.kind === 'account' ? { Account: r.accountId } : { Community: r.accountId };
+}
+
+/** The engine's asset id of a token: `near` or `nep141:<contract>`. */
+function assetOf(token: string): string {
+  return token === NEAR_TOKEN_ID ? NEAR_TOKEN_ID : `nep141:${token}`;
+}
+
+function unitOf(world: World, token: string): bigint {
+  return token === NEAR_TOKEN_ID ? NEAR : 10n ** BigInt(world.tokens.spec(token).decimals);
+}
+
+/** Shares an `add_liquidity` of `amounts` mints: INITIAL_SHARES first, then the smaller side's share, floored. */
+function mintedShares(pool: AmmCPool, amounts: [bigint, bigint]): bigint {
+  const { totalShares, amounts: reserves } = pool.state;
+  if (totalShares === null || totalShares === 0n) return INITIAL_SHARES;
+  return minBig((amounts[0] * totalShares) / reserves[0]!, (amounts[1] * totalShares) / reserves[1]!);
+}
+
+/** The output of an exact-in swap along `path`; null when a pool refuses. */
+function quotePath(path: AmmCHop[], amountIn: bigint): bigint | null {
+  let amount = amountIn;
+  for (const hop of path) {
+    const quote = ammCQuoteExactIn(hop.pool.state, hop.tokenIn, hop.tokenOut, amount);
+    if (quote === null) return null;
+    amount = quote.amountOut;
+  }
+  return amount;
+}
+
+function minBig(...values: bigint[]): bigint {
+  return values.reduce((a, b) => (b < a ? b : a));
+}
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  return (a + b - 1n) / b;
+}

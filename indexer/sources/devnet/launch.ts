@@ -1,0 +1,183 @@
+// Launch (Aidols, `aidols.near` = DexContracts.Launch) on the devnet: bonding curves of `*.aidols.near` tokens
+// against wNEAR (DexContracts.Wrap). A launch deploys the token (NEP-148 metadata, its whole supply minted to
+// aidols.near, all of it on the curve) and starts the curve at 10^33 tokens against 500 virtual wNEAR (the real
+// state right after a launch that dexes/launch/README.md cites). Trades are `ft_transfer_call`s to aidols.near
+// (50 TGas) with msg `{"token": <aidol token, null when selling>, "min_swap_amount": "Y", "referral": R}`: a buy
+// sends wNEAR, a sell the aidol token. `ft_on_transfer` prices the trade with dexes/launch/math.ts, logs
+// `token_swap` with the curve's holds after the trade, sends the output, and sends the referrer 1% of the fee in
+// wNEAR (spec, referral facts: the fee is max(0.01 NEAR, 1% of the volume); a referrer without a wrap.near
+// storage deposit loses its share: that ft_transfer fails). The rest of the fee stays with aidols.near. A trade
+// below `min_swap_amount` panics, and `ft_resolve_transfer` refunds it.
+// Simplifications: exact in only; no graduation; the event's standard is written `aidols` 1.0.0 (unknown (?)).
+import { LAUNCH_FEE_MILLIONTHS, LAUNCH_MIN_FEE, type LaunchPoolState } from '../../../dexes/launch/events.ts';
+import { launchQuoteExactIn } from '../../../dexes/launch/math.ts';
+import { Panic, type Receipt } from './chain.ts';
+import type { TokenSpec } from './tokens.ts';
+import { recordTrade, type DevnetDex, type World } from './world.ts';
+
+const TGAS = 10n ** 12n;
+const NEAR = 10n ** 24n;
+/** What the aggregator attaches to a Launch trade (near-facts.md). */
+const TRADE_GAS = 50n * TGAS;
+/** A curve at launch: the token's whole supply against 500 virtual wNEAR (dexes/launch/README.md). */
+export const LAUNCH_CURVE_TOKENS = 10n ** 33n;
+export const LAUNCH_VIRTUAL_WNEAR = 500n * NEAR;
+/** The creator's first buy at genesis, so every curve has a state from the first block on. */
+const LAUNCHER_BUY = 20n * NEAR;
+/** A referrer that never made a wrap.near storage deposit: its share of the fee is lost. */
+export const UNREGISTERED_REFERRER = 'dexlake-referrer.near';
+
+export interface LaunchCurve {
+  state: LaunchPoolState;
+  /** Whether a trade has logged the curve's state yet (the decoder's pools only come from trades). */
+  traded: boolean;
+}
+
+export class LaunchDevnet implements DevnetDex {
+  readonly id = 'Launch' as const;
+  readonly curves = new Map<string, LaunchCurve>();
+
+  /** `tokens`: the aidol tokens launched at genesis (`<name>.aidols.near`, 24 decimals). */
+  constructor(private readonly tokens: readonly TokenSpec[]) {}
+
+  genesis(world: World): void {
+    const { tokens, contracts, treasury } = world;
+    tokens.register(contracts.Launch, contracts.Wrap);
+    for (const spec of this.tokens) {
+      this.launch(world, spec);
+      const quote = launchQuoteExactIn(this.curve(spec.contractId).state, contracts.Wrap, spec.contractId, LAUNCHER_BUY);
+      if (quote === null || tokens.balance(contracts.Wrap, treasury) < LAUNCHER_BUY) continue;
+      tokens.register(treasury, spec.contractId);
+      this.buy(world, treasury, spec.contractId, LAUNCHER_BUY, quote.amountOut, null);
+    }
+  }
+
+  act(world: World, trader: string): void {
+    const { rng, tokens, contracts } = world;
+    const token = rng.pick([...this.curves.keys()]);
+    const { state } = this.curve(token);
+    const referral = this.pickReferral(world, trader);
+    const held = tokens.isRegistered(token, trader) ? tokens.balance(token, trader) : 0n;
+    let amount: bigint;
+    let tokenIn: string;
+    let tokenOut: string;
+    if (held > 1n && rng.chance(0.4)) {
+      // Sell up to half of what the trader holds.
+      [amount, tokenIn, tokenOut] = [rng.bigint(1n, held / 2n), token, contracts.Wrap];
+    } else {
+      // Buy with 0.1 NEAR up to a tenth of the trader's wNEAR (at most 20 NEAR).
+      const cap = minBig(tokens.balance(contracts.Wrap, trader) / 10n, 20n * NEAR);
+      if (cap <= NEAR / 10n) return;
+      [amount, tokenIn, tokenOut] = [rng.bigint(NEAR / 10n, cap), contracts.Wrap, token];
+    }
+    const quote = launchQuoteExactIn(state, tokenIn, tokenOut, amount);
+    if (quote === null) return;
+    // One trade in twenty asks for more than the curve gives: the receipt fails and the input is refunded.
+    const minOut = rng.chance(0.05) ? quote.amountOut + 1n : (quote.amountOut * 99n) / 100n;
+    if (tokenOut === token) {
+      // As an aggregator's route does, the buyer registers with the aidol token first when needed.
+      if (!tokens.isRegistered(token, trader)) tokens.register(trader, token);
+      this.buy(world, trader, token, amount, minOut, referral);
+    } else {
+      this.sell(world, trader, token, amount, minOut, referral);
+    }
+  }
+
+  reserves(): Map<string, bigint[]> {
+    return new Map([...this.curves].filter(([, c]) => c.traded).map(([token, c]) => [token, [...c.state.amounts]]));
+  }
+
+  /** aidols.near deploys the token (supply minted to itself) and opens its curve. */
+  launch(world: World, spec: TokenSpec): void {
+    world.tokens.deploy(spec, world.contracts.Launch, LAUNCH_CURVE_TOKENS);
+    this.curves.set(spec.contractId, {
+      traded: false,
+      state: {
+        kind: 'curve',
+        tokens: [spec.contractId, world.contracts.Wrap],
+        amounts: [LAUNCH_CURVE_TOKENS, LAUNCH_VIRTUAL_WNEAR],
+        totalFee: LAUNCH_FEE_MILLIONTHS,
+        minFee: LAUNCH_MIN_FEE,
+      },
+    });
+  }
+
+  /** Buys `token` with `amount` wNEAR. */
+  buy(world: World, trader: string, token: string, amount: bigint, minOut: bigint, referral: string | null): void {
+    this.trade(world, trader, world.contracts.Wrap, token, token, amount, minOut, referral);
+  }
+
+  /** Sells `amount` of `token` for wNEAR. */
+  sell(world: World, trader: string, token: string, amount: bigint, minOut: bigint, referral: string | null): void {
+    this.trade(world, trader, token, world.contracts.Wrap, token, amount, minOut, referral);
+  }
+
+  curve(token: string): LaunchCurve {
+    const curve = this.curves.get(token);
+    if (curve === undefined) throw new Error(`devnet: no Launch curve for ${token}`);
+    return curve;
+  }
+
+  private trade(world: World, trader: string, tokenIn: string, tokenOut: string, token: string, amount: bigint, minOut: bigint, referral: string | null): void {
+    const msg = JSON.stringify({ token: tokenOut === token ? token : null, min_swap_amount: minOut.toString(), referral });
+    world.tokens.transferCall(trader, tokenIn, world.contracts.Launch, amount, msg, (r) => this.onTransfer(world, r, { trader, token, tokenIn, tokenOut, amount, minOut, referral }), TRADE_GAS);
+  }
+
+  /** aidols.near's `ft_on_transfer`: the whole amount is traded (returns 0 unused) or the receipt fails. */
+  private onTransfer(
+    world: World,
+    r: Receipt,
+    t: { trader: string; token: string; tokenIn: string; tokenOut: string; amount: bigint; minOut: bigint; referral: string | null },
+  ): bigint {
+    const curve = this.curves.get(t.token);
+    if (curve === undefined) throw new Panic('Token is not tradable');
+    const quote = launchQuoteExactIn(curve.state, t.tokenIn, t.tokenOut, t.amount);
+    if (quote === null) throw new Panic('Swap amount does not cover the fee');
+    if (quote.amountOut < t.minOut) throw new Panic(`Slippage: ${quote.amountOut} is less than min_swap_amount ${t.minOut}`);
+    const before = { amounts: curve.state.amounts, traded: curve.traded };
+    curve.state.amounts = [...quote.amountsAfter];
+    curve.traded = true;
+    r.onRevert(() => {
+      curve.state.amounts = before.amounts;
+      curve.traded = before.traded;
+    });
+    r.event('aidols', '1.0.0', 'token_swap', [
+      {
+        user_id: t.trader,
+        input_token: t.tokenIn,
+        input_amount: t.amount.toString(),
+        output_token: t.tokenOut,
+        output_amount: quote.amountOut.toString(),
+        referral_id: t.referral,
+        token_hold: String(curve.state.amounts[0]),
+        wnear_hold: String(curve.state.amounts[1]),
+        wnear_commission: quote.fee.toString(),
+      },
+    ]);
+    world.tokens.payout(r, t.tokenOut, t.trader, quote.amountOut);
+    // The referrer's share: 1% of the protocol fee, in wNEAR (spec).
+    const referralFee = quote.fee / 100n;
+    if (t.referral !== null && referralFee > 0n) world.tokens.payout(r, world.contracts.Wrap, t.referral, referralFee);
+    recordTrade(world, r, { dex: 'Launch', poolId: t.token, trader: t.trader, tokenIn: t.tokenIn, tokenOut: t.tokenOut, amountIn: t.amount, amountOut: quote.amountOut });
+    return 0n;
+  }
+
+  /** No referrer, another wallet (registered with wrap.near), or one whose share is lost. */
+  private pickReferral(world: World, trader: string): string | null {
+    const { rng, wallets } = world;
+    switch (rng.int(3)) {
+      case 0:
+        return null;
+      case 1: {
+        const other = rng.pick(wallets);
+        return other === trader ? null : other;
+      }
+      default:
+        return UNREGISTERED_REFERRER;
+    }
+  }
+}
+
+function minBig(...values: bigint[]): bigint {
+  return values.reduce((a, b) => (b < a ? b : a));
+}
