@@ -1,6 +1,7 @@
 // Raw block -> what the pipeline writes: the block's identity and its domain events. Pure apart from reading the
 // raw block's files; runs on a decode worker (decode-pool.ts) or inline.
 import type { Block } from '../near/block.ts';
+import { extractDclLogs, type LocatedDclLog } from '../dexes/amm-dcl-a/decode.ts';
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import { DEX_DECODERS } from '../dexes/index.ts';
 import { decodeBlock } from '../near/decode.ts';
@@ -14,6 +15,8 @@ export interface DecodedBlock {
   prevHash: string;
   timestampMs: number;
   events: DomainEvent[];
+  /** AmmDclA's logs: its pool states need the states before the block (dcl-stage.ts, on the writer's thread). */
+  dclLogs: LocatedDclLog[];
 }
 
 /**
@@ -37,7 +40,14 @@ export function decodeEvents(block: Block, contracts: DexContracts = MAINNET_CON
   return events;
 }
 
-export async function decodeRaw(raw: RawBlock): Promise<DecodedBlock> {
+export async function decodeRaw(raw: RawBlock, contracts: DexContracts = MAINNET_CONTRACTS): Promise<DecodedBlock> {
   const block = await loadRawBlock(raw);
-  return { height: block.height, hash: block.hash, prevHash: block.prevHash, timestampMs: block.timestampMs, events: decodeEvents(block) };
+  return {
+    height: block.height,
+    hash: block.hash,
+    prevHash: block.prevHash,
+    timestampMs: block.timestampMs,
+    events: decodeEvents(block, contracts),
+    dclLogs: extractDclLogs(block, contracts.AmmDclA),
+  };
 }

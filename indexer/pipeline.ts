@@ -3,6 +3,8 @@
 // chain head), so throughput and latency both come for free. While one batch commits, the next is read and
 // decoded: PostgreSQL and the decoder work at the same time, on different cores.
 import type { Db } from '../db/connect.ts';
+import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
+import { DclStage } from './dcl-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import type { DomainEvent } from './event-rows.ts';
 import type { Progress } from './progress.ts';
@@ -93,6 +95,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     rethrow();
   };
 
+  const dcl = await DclStage.load(db.kysely, MAINNET_CONTRACTS);
   const pool = createDecodePool(options.workers);
   const iterator = decodedBlocks(source, { from, to: options.to }, signal, pool)[Symbol.asyncIterator]();
   try {
@@ -113,6 +116,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
             `the source skipped blocks or is on another chain; re-index with \`dexlake replay\` or start elsewhere with --from`,
         );
       }
+      dcl.apply(block);
       blocks.push({
         height: block.height,
         hash: block.hash,

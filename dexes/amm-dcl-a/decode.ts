@@ -19,11 +19,13 @@ import { isSuccess } from '../../near/decode.ts';
 import type { EventBase } from '../../near/events.ts';
 import type { DexContracts } from '../contracts.ts';
 import type { LiquidityEvent, SwapEvent } from '../events.ts';
-import { AMM_DCL_A_DEX_ID, parseDclLogLine, type AmmDclAPoolStateEvent, type DclLog } from './events.ts';
+import { parseJsonObject } from '../../near/nep297.ts';
+import { AMM_DCL_A_DEX_ID, DCL_POINT_DELTA, parseCreatePool, parseDclLogLine, type AmmDclAPoolStateEvent, type DclLog } from './events.ts';
 import { DclMathError, swapExactIn, swapExactOut, type DclSwapResult } from './math.ts';
 import {
   addLiquidity,
   changeOrders,
+  newDclPoolState,
   parseDclPoolId,
   removeLiquidity,
   type DclPoolBook,
@@ -60,9 +62,17 @@ export function extractDclLogs(block: Block, contractId: string): LocatedDclLog[
   for (const shard of block.shards) {
     for (const outcome of shard.receiptOutcomes) {
       if (outcome.executorId !== contractId || !isSuccess(outcome)) continue;
+      const located = { blockHeight: block.height, timestampMs: block.timestampMs, receiptId: outcome.receiptId, txHash: outcome.txHash };
+      if (outcome.receipt.kind === 'Action') {
+        for (const action of outcome.receipt.actions) {
+          if (action.kind !== 'FunctionCall' || action.methodName !== 'create_pool') continue;
+          const log = parseCreatePool(parseJsonObject(Buffer.from(action.argsBase64, 'base64').toString('utf8')));
+          if (log !== null) out.push({ log, ...located });
+        }
+      }
       for (const line of outcome.logs) {
         for (const log of parseDclLogLine(line)) {
-          out.push({ log, blockHeight: block.height, timestampMs: block.timestampMs, receiptId: outcome.receiptId, txHash: outcome.txHash });
+          out.push({ log, ...located });
         }
       }
     }
@@ -70,9 +80,10 @@ export function extractDclLogs(block: Block, contractId: string): LocatedDclLog[
   return out;
 }
 
-/** Event indexes per receipt, counting from 0 in the order events are made. */
+/** Event indexes per receipt, counting from 0 (or from `next`, the first free index of a receipt) in the order
+ * events are made. */
 export class ReceiptNumbering {
-  private readonly next = new Map<string, number>();
+  constructor(private readonly next = new Map<string, number>()) {}
   base(l: Omit<LocatedDclLog, 'log'>): EventBase {
     const index = this.next.get(l.receiptId) ?? 0;
     this.next.set(l.receiptId, index + 1);
@@ -164,6 +175,12 @@ function applyOne(book: DclPoolBook, l: LocatedDclLog): boolean {
     else book.positions.set(e.lptId, { poolId: e.poolId, left: e.leftPoint, right: e.rightPoint, liquidity: e.curAmount });
   }
   const before = book.pools.get(e.poolId);
+  if (e.event === 'pool_created') {
+    if (before !== undefined) return false;
+    const pointDelta = DCL_POINT_DELTA[e.fee]!;
+    book.pools.set(e.poolId, newDclPoolState({ poolId: e.poolId, tokenX: e.tokenX, tokenY: e.tokenY, fee: e.fee, pointDelta, currentPoint: e.currentPoint }));
+    return true;
+  }
   if (before === undefined) {
     if (e.event === 'liquidity_merge') {
       for (const id of e.mergeLptIds) book.positions.delete(id);
@@ -222,6 +239,8 @@ function nextState(book: DclPoolBook, state: DclPoolState, l: LocatedDclLog): Dc
         if (!sellsX && e.sellToken !== state.tokens[1]) return unapplied();
         return changeOrders(state, e.point, sellsX ? -e.actualCancelAmount : 0n, sellsX ? 0n : -e.actualCancelAmount);
       }
+      case 'pool_created':
+        return state; // applyOne creates pools; a second create_pool of a pool changes nothing
     }
   } catch (err) {
     // A change the book cannot take (e.g. removing more liquidity than it holds): the book has drifted.

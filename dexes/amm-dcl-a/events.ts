@@ -96,7 +96,40 @@ export interface DclOrderCancelLog {
   actualCancelAmount: bigint;
 }
 
-export type DclLog = DclSwapLog | DclLiquidityAddLog | DclLiquidityRemoveLog | DclLiquidityMergeLog | DclOrderAddLog | DclOrderCancelLog;
+/**
+ * A successful `create_pool {token_a, token_b, fee, init_point}` call (not an event: the contract logs none for it).
+ * The pool id sorts the tokens; `init_point` is taken as the point of that sorted pool (?).
+ */
+export interface DclPoolCreatedLog {
+  event: 'pool_created';
+  poolId: string;
+  tokenX: string;
+  tokenY: string;
+  fee: number;
+  currentPoint: number;
+}
+
+/** Point spacing per fee tier (iZiSwap's table, which Ref DCL keeps). */
+export const DCL_POINT_DELTA: Readonly<Record<number, number>> = { 100: 1, 400: 8, 2000: 40, 10_000: 200 };
+
+/** The `create_pool` call of an action, or null when the args are not a pool of a known fee tier. */
+export function parseCreatePool(args: Record<string, unknown> | null): DclPoolCreatedLog | null {
+  if (args === null) return null;
+  const { token_a: a, token_b: b, fee, init_point: point } = args;
+  if (typeof a !== 'string' || typeof b !== 'string' || a === b || typeof fee !== 'number' || DCL_POINT_DELTA[fee] === undefined) return null;
+  if (typeof point !== 'number' || !Number.isInteger(point) || Math.abs(point) > 800_000) return null;
+  const [tokenX, tokenY] = a < b ? [a, b] : [b, a];
+  return { event: 'pool_created', poolId: `${tokenX}|${tokenY}|${fee}`, tokenX, tokenY, fee, currentPoint: point };
+}
+
+export type DclLog =
+  | DclPoolCreatedLog
+  | DclSwapLog
+  | DclLiquidityAddLog
+  | DclLiquidityRemoveLog
+  | DclLiquidityMergeLog
+  | DclOrderAddLog
+  | DclOrderCancelLog;
 
 
 /** The pool-changing `dcl.ref` items of one log line, in order; [] for anything else or anything malformed. */

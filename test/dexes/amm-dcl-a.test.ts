@@ -221,6 +221,37 @@ const AMM = { dex: 'AmmDclA', contractId: DCL } as const;
 const seed = (): DclPoolState => addLiquidity(newDclPoolState({ poolId: POOL, tokenX: A, tokenY: B, fee: 2000, pointDelta: 40, currentPoint: 0 }), -1000, 1000, 10n ** 18n);
 
 describe('decodeAmmDclA', () => {
+  it('a successful create_pool call opens the pool in the book (tokens sorted, point delta of the fee tier); a failed one does not', () => {
+    const createPool = (receiptId: string, args: Record<string, unknown>, status: RawStatus = OK): RawJson =>
+      receiptOutcome({
+        blockHash: BLOCK_HASH,
+        receiptId,
+        predecessorId: 'owner.near',
+        receiverId: DCL,
+        signerId: 'owner.near',
+        actions: [functionCallAction({ method: 'create_pool', args, gas: 30n * 10n ** 12n, deposit: 10n ** 23n })],
+        logs: [],
+        receiptIds: [],
+        status,
+        txHash: `Tx${receiptId}`,
+      });
+    const book = newDclPoolBook();
+    const events = decodeAmmDclA(
+      blockOf(HEIGHT, [
+        // b.near > a.near: the pool id puts a.near first.
+        createPool('Rc1', { token_a: B, token_b: A, fee: 2000, init_point: -120 }),
+        createPool('Rc2', { token_a: A, token_b: 'c.near', fee: 400, init_point: 0 }, FAILED),
+        createPool('Rc3', { token_a: A, token_b: 'd.near', fee: 333, init_point: 0 }), // not a fee tier
+      ]),
+      { ...MAINNET_CONTRACTS },
+      book,
+    );
+    expect([...book.pools.keys()]).toEqual([POOL]);
+    const state = book.pools.get(POOL)!;
+    expect(state).toMatchObject({ tokens: [A, B], totalFee: 2000, pointDelta: 40, currentPoint: -120, liquidity: 0n, amounts: [0n, 0n] });
+    expect(events).toEqual([{ ...base(HEIGHT, 'Rc1', 0), kind: 'pool_state', ...AMM, poolId: POOL, state, source: 'event' }]);
+  });
+
   it('swaps and liquidity of successful receipts; the pool state after the block from the book', () => {
     const book = newDclPoolBook([seed()]);
     const block = blockOf(HEIGHT, [
