@@ -1,13 +1,15 @@
 // The indexer's subcommands: index, migrate, replay, rebuild.
+import type { Logger } from 'pino';
 import { ConfigError, type Config } from './config.ts';
 import { processLogger, stopSignal, withDatabase } from './run.ts';
-import { connect } from '../db/connect.ts';
+import { connect, type Db } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { runIndexer } from '../indexer/main.ts';
 import { startStatusServer } from '../indexer/status-server.ts';
 import { createProgress } from '../indexer/progress.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
 import { openSource } from '../indexer/sources/index.ts';
+import { startSolverRelay, type SolverRelay } from '../indexer/sources/devnet/relay.ts';
 
 export async function index(config: Config): Promise<void> {
   const signal = stopSignal();
@@ -19,6 +21,7 @@ export async function index(config: Config): Promise<void> {
     if (applied.length) logger.info({ applied }, 'migrated');
     const status = config.indexerPort ? await startStatusServer(config.indexerPort, config.host) : undefined;
     if (status) logger.info({ port: status.port }, 'status port listening');
+    const relay = config.source === 'devnet' && config.relayPort ? await startRelay(db, config, logger) : undefined;
     try {
       await runIndexer({
         db,
@@ -32,11 +35,27 @@ export async function index(config: Config): Promise<void> {
         onHeight: status?.setHeight,
       });
     } finally {
+      await relay?.close();
       await status?.close();
       await db.close();
     }
     logger.info('indexer stopped');
   });
+}
+
+/**
+ * The devnet's local solver relay. A port already taken only costs the relay (a warning): the indexer is what
+ * `index` is for.
+ */
+async function startRelay(db: Db, config: Config, logger: Logger): Promise<SolverRelay | undefined> {
+  try {
+    const relay = await startSolverRelay({ db, host: config.host, port: config.relayPort });
+    logger.info({ url: `${relay.url}/rpc` }, 'solver relay listening');
+    return relay;
+  } catch (err) {
+    logger.warn({ port: config.relayPort, err: (err as Error).message }, 'solver relay not started');
+    return undefined;
+  }
 }
 
 export async function migrate(config: Config): Promise<void> {

@@ -126,11 +126,27 @@ export const settings = {
     description: 'Port of the indexer health and metrics endpoint (0 turns it off)',
     schema: port,
   },
+  relayPort: {
+    env: 'DEXLAKE_RELAY_PORT',
+    flag: '--relay-port',
+    default: '3001',
+    expected: 'an integer from 0 to 65535 (0: no relay)',
+    description: 'Port of the local solver relay (JSON-RPC `quote` and `publish_intent` at /rpc, priced from the indexed AmmA pools) that `index` starts with the devnet source, on HOST (0 turns it off)',
+    schema: port,
+  },
   nearRpcUrl: {
     env: 'NEAR_RPC_URL',
     flag: '--rpc',
     expected: 'an http:// or https:// URL',
     description: 'NEAR JSON-RPC endpoint for views such as ft_metadata; unset: no RPC calls',
+    schema: url(['http:', 'https:']),
+  },
+  quoteRelayUrl: {
+    env: 'QUOTE_RELAY_URL',
+    flag: '--quote-relay',
+    default: 'http://127.0.0.1:3001',
+    expected: 'an http:// or https:// URL',
+    description: 'Solver relay that QuoteA routes ask for quotes (JSON-RPC at /rpc); the default is the devnet relay of `dexlake index`',
     schema: url(['http:', 'https:']),
   },
 } satisfies Record<string, Setting>;

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, settings, type Config, type SettingName } from
 
 const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
 const apiSettings: SettingName[] = ['port', 'host'];
-const indexerSettings: SettingName[] = ['source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'indexerPort', 'nearRpcUrl'];
+const indexerSettings: SettingName[] = ['source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'indexerPort', 'relayPort', 'nearRpcUrl'];
 
 /** commander's attribute name for a flag: `--data-dir` -> `dataDir`. */
 const attribute = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

@@ -3,6 +3,8 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './database.ts';
 
+const STDOUT_STUCK_MS = 2_000;
+
 /** Aborts on SIGINT, SIGTERM, or (for a child of `dexlake start`) the parent going away. */
 export function stopSignal(): AbortSignal {
   const controller = new AbortController();
@@ -33,5 +35,19 @@ export async function withDatabase<T>(config: Config, fn: (db: DatabaseHandle) =
  * (the parent `dexlake start` was killed) can block the thread for good, and with it every signal handler.
  */
 export function processLogger(proc: string, level: string): Logger {
-  return pino({ level, base: { proc } }, pino.destination({ dest: 1, sync: false }));
+  // Logging must never stop the process: a stdout nobody reads (the parent `dexlake start` was SIGKILLed) fills up,
+  // and a write retried until it drains would wait forever. A line that cannot be written for 2 s is dropped.
+  let stuckSince: number | undefined;
+  const destination = pino.destination({
+    dest: 1,
+    sync: true,
+    retryEAGAIN: () => Date.now() - (stuckSince ??= Date.now()) < STDOUT_STUCK_MS,
+  });
+  destination.on('error', () => {
+    stuckSince = undefined;
+  });
+  destination.on('write', () => {
+    stuckSince = undefined;
+  });
+  return pino({ level, base: { proc } }, destination);
 }

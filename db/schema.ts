@@ -108,6 +108,64 @@ export interface TradeHopsTable {
   amount_out: Amount;
 }
 
+/** numeric (unbounded; written with 18 digits after the point): an exact USD figure in units of 10^-18 USD, read and written as decimal text. */
+type Usd = ColumnType<string, string, string>;
+type UsdOrNull = ColumnType<string | null, string | null, string | null>;
+
+export interface TradesTable {
+  block_height: number;
+  receipt_id: string;
+  dex: string;
+  index: number;
+  timestamp_ms: number;
+  tx_hash: string | null;
+  trader: string | null;
+  token_in: string;
+  token_out: string;
+  amount_in: Amount;
+  amount_out: Amount;
+  hops: number;
+  /** One per hop; null where the decoder could not tell the pool. */
+  pool_ids: (string | null)[];
+  value_usd: UsdOrNull;
+}
+
+export interface PricesTable {
+  token: string;
+  block_height: number;
+  timestamp_ms: number;
+  price_usd: UsdOrNull;
+}
+
+export interface TokenMarketTable {
+  token: string;
+  price_usd: UsdOrNull;
+  price_height: number | null;
+  liquidity_usd: UsdOrNull;
+  volume_usd_24h: ColumnType<string, string | undefined, string>;
+  price_change_24h: UsdOrNull;
+}
+
+export interface CandlesTable {
+  token: string;
+  resolution: string;
+  bucket_start_ms: number;
+  open_usd: Usd;
+  high_usd: Usd;
+  low_usd: Usd;
+  close_usd: Usd;
+  volume_usd: Usd;
+  /** numeric (a sum of amounts, unbounded), the token's smallest units: a decimal string. */
+  volume: ColumnType<string, string | bigint, string | bigint>;
+  trades: number;
+}
+
+export interface MarketClockTable {
+  id: Generated<boolean>;
+  block_height: number;
+  timestamp_ms: number;
+}
+
 export interface Database {
   blocks: BlocksTable;
   checkpoints: CheckpointsTable;
@@ -120,4 +178,9 @@ export interface Database {
   pools: PoolsTable;
   pool_history: PoolHistoryTable;
   trade_hops: TradeHopsTable;
+  trades: TradesTable;
+  prices: PricesTable;
+  token_market: TokenMarketTable;
+  candles: CandlesTable;
+  market_clock: MarketClockTable;
 }

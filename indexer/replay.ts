@@ -4,30 +4,35 @@
 import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { fromRow, type DomainEvent } from './event-rows.ts';
+import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
+import { DclStage } from './dcl-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import type { Progress } from './progress.ts';
 import type { BlockSource } from './sources/source.ts';
 import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoint, type BlockRow } from './store.ts';
 
 /** Every table derived from the log (blocks and events are the log; checkpoints are the indexer's own). */
-export const PROJECTIONS = ['transfers', 'balances', 'balance_history', 'tokens', 'storage_registrations', 'pools', 'pool_history', 'trade_hops'] as const;
+export const PROJECTIONS = [
+  'transfers', 'balances', 'balance_history', 'tokens', 'storage_registrations', 'pools', 'pool_history', 'trade_hops',
+  'trades', 'prices', 'token_market', 'candles', 'market_clock',
+] as const;
 
 /** Events per rebuild step, rounded up to whole blocks (projections take whole blocks). */
-const CHUNK = 50_000;
+export const REBUILD_CHUNK = 50_000;
 
-/** Truncates the projections and re-derives them from the event log, in log order. */
-export async function rebuildProjections(tx: Tx, progress?: Progress): Promise<number> {
+/** Truncates the projections and re-derives them from the event log, in log order, `chunk` events at a time. */
+export async function rebuildProjections(tx: Tx, progress?: Progress, chunk = REBUILD_CHUNK): Promise<number> {
   await sql`truncate ${sql.join(PROJECTIONS.map((t) => sql.table(t)))}`.execute(tx.kysely);
   let after = -1;
   let total = 0;
   for (;;) {
-    // The height of the CHUNK-th next event: this step takes every event up to and including its block.
+    // The height of the chunk-th next event: this step takes every event up to and including its block.
     const edge = await tx.kysely
       .selectFrom('events')
       .select('block_height')
       .where('block_height', '>', after)
       .orderBy('block_height')
-      .offset(CHUNK - 1)
+      .offset(chunk - 1)
       .limit(1)
       .executeTakeFirst();
     let query = tx.kysely.selectFrom('events').selectAll().where('block_height', '>', after);
@@ -44,9 +49,9 @@ export async function rebuildProjections(tx: Tx, progress?: Progress): Promise<n
   return total;
 }
 
-export async function rebuild(db: Db, progress?: Progress): Promise<number> {
+export async function rebuild(db: Db, progress?: Progress, chunk = REBUILD_CHUNK): Promise<number> {
   return inTransaction(db, async (tx) => {
-    const events = await rebuildProjections(tx, progress);
+    const events = await rebuildProjections(tx, progress, chunk);
     const head = await tx.kysely.selectFrom('blocks').select('height').orderBy('height', 'desc').limit(1).executeTakeFirst();
     await notify(tx.kysely, JSON.stringify({ height: head?.height ?? 0, all: true }));
     return events;
@@ -66,8 +71,9 @@ export interface ReplayOptions {
 export async function replay({ db, source, from, to, signal, progress }: ReplayOptions): Promise<{ blocks: number; events: number }> {
   if (from > to) throw new Error(`replay: --from ${from} is above --to ${to}`);
   return inTransaction(db, async (tx) => {
-    // Events the blocks give are replaced; those learned over RPC (`rpc:` receipts) are kept: the blocks cannot give them.
-    await tx.kysely.deleteFrom('events').where('block_height', '>=', from).where('block_height', '<=', to).where('receipt_id', 'not like', 'rpc:%').execute();
+    // Events the blocks give are replaced; those learned over RPC (`rpc:` receipts) or imported (`import:`, see
+    // pools-import/) are kept: the blocks cannot give them.
+    await tx.kysely.deleteFrom('events').where('block_height', '>=', from).where('block_height', '<=', to).where('receipt_id', 'not like', 'rpc:%').where('receipt_id', 'not like', 'import:%').execute();
     await tx.kysely.deleteFrom('blocks').where('height', '>=', from).where('height', '<=', to).execute();
     const before = await tx.kysely.selectFrom('blocks').select('height').where('height', '<', from).orderBy('height', 'desc').limit(1).executeTakeFirst();
     let previous = before?.height;
@@ -82,9 +88,11 @@ export async function replay({ db, source, from, to, signal, progress }: ReplayO
       blocks = [];
       events = [];
     };
+    const dcl = await DclStage.load(tx.kysely, MAINNET_CONTRACTS, from);
     const pool = createDecodePool();
     try {
       for await (const block of decodedBlocks(source, { from, to }, signal, pool)) {
+        dcl.apply(block);
         blocks.push({ height: block.height, hash: block.hash, prevHash: block.prevHash, timestampMs: block.timestampMs, gapBefore: previous === undefined ? 0 : block.height - previous - 1 });
         for (const event of block.events) events.push(event);
         previous = block.height;

@@ -5,13 +5,15 @@ import type { Kysely } from 'kysely';
 import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { copyRows, copyText } from '../db/copy.ts';
+import { NOTIFY_CHANNEL } from '../db/notify.ts';
 import type { Database } from '../db/schema.ts';
 import { compareEvents, EVENT_COLUMNS, eventRow, type DomainEvent } from './event-rows.ts';
+import { applyMarketChanges, prepareMarketChanges, type MarketChanges } from './projections/market.ts';
 import { applyPoolChanges, preparePoolChanges, type PoolChanges } from './projections/pools.ts';
 import { applyTokenChanges, prepareTokenChanges, type TokenChanges } from './projections/tokens.ts';
 
 export const CHECKPOINT = 'indexer';
-export const NOTIFY_CHANNEL = 'dexlake_blocks';
+export { NOTIFY_CHANNEL, type BlocksNotification } from '../db/notify.ts';
 /** PostgreSQL refuses NOTIFY payloads of 8000 bytes or more. */
 const NOTIFY_LIMIT = 7_900;
 
@@ -43,18 +45,25 @@ export async function appendToLog(tx: Tx, blocks: readonly BlockRow[], events: r
 export interface ProjectionChanges {
   tokens: TokenChanges;
   pools: PoolChanges;
+  /** trades, prices, candles, token_market. */
+  market: MarketChanges;
 }
 
 /** Every projection's changes for events of whole blocks. Pure: it can run while another batch is written. */
 export function prepareProjections(events: DomainEvent[]): ProjectionChanges {
   events.sort(compareEvents);
-  return { tokens: prepareTokenChanges(events), pools: preparePoolChanges(events) };
+  return { tokens: prepareTokenChanges(events), pools: preparePoolChanges(events), market: prepareMarketChanges(events) };
 }
 
-/** Applies prepared changes; returns what changed, for the NOTIFY. */
+/** Applies prepared changes; returns what changed, for the NOTIFY (tokens: touched by transfers or metadata, or
+ * whose price changed). */
 export async function applyProjections(tx: Tx, changes: ProjectionChanges): Promise<{ tokens: Set<string>; pools: string[] }> {
+  // The market reads the pools' states and the tokens' decimals as they were before the batch: first.
+  const repriced = await applyMarketChanges(tx, changes.market);
   await applyPoolChanges(tx, changes.pools);
-  return { tokens: await applyTokenChanges(tx, changes.tokens), pools: changes.pools.keys };
+  const tokens = await applyTokenChanges(tx, changes.tokens);
+  for (const token of repriced) tokens.add(token);
+  return { tokens, pools: changes.pools.keys };
 }
 
 export async function saveCheckpoint(tx: Kysely<Database>, checkpoint: Checkpoint): Promise<void> {

@@ -5,10 +5,12 @@ import * as init from './0001_init.ts';
 import * as tokenProjections from './0002_token_projections.ts';
 import * as pools from './0003_pools.ts';
 import * as tradeHops from './0004_trade_hops.ts';
+import * as tradesPricesCandles from './0005_trades_prices_candles.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
   '0002_token_projections': tokenProjections,
   '0003_pools': pools,
   '0004_trade_hops': tradeHops,
+  '0005_trades_prices_candles': tradesPricesCandles,
 };

@@ -5,12 +5,15 @@
 import { describe, expect, it } from 'vitest';
 import type { AmmCPoolStateEvent } from '../dexes/amm-c/events.ts';
 import { decodeAmmC } from '../dexes/amm-c/decode.ts';
+import { decodeAmmDclA } from '../dexes/amm-dcl-a/decode.ts';
+import { newDclPoolBook, type DclPoolState } from '../dexes/amm-dcl-a/state.ts';
 import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
-import type { DexEvent, DexId, SwapEvent } from '../dexes/events.ts';
+import type { DexEvent, DexId, LiquidityEvent, SwapEvent } from '../dexes/events.ts';
 import { decodeLaunch } from '../dexes/launch/decode.ts';
 import type { LaunchPoolStateEvent } from '../dexes/launch/events.ts';
 import { normalizeStreamerMessage, type Block } from '../near/block.ts';
 import { AmmCDevnet } from '../indexer/sources/devnet/amm-c.ts';
+import { AmmDclADevnet } from '../indexer/sources/devnet/amm-dcl-a.ts';
 import { Chain } from '../indexer/sources/devnet/chain.ts';
 import { Devnet } from '../indexer/sources/devnet/devnet.ts';
 import { LaunchDevnet, UNREGISTERED_REFERRER } from '../indexer/sources/devnet/launch.ts';
@@ -18,6 +21,17 @@ import { Rng } from '../indexer/sources/devnet/rng.ts';
 import { Tokens, type TokenSpec } from '../indexer/sources/devnet/tokens.ts';
 import { WrapDevnet } from '../indexer/sources/devnet/wrap.ts';
 import type { TruthTrade, World } from '../indexer/sources/devnet/world.ts';
+import type { PoolStateEvent } from '../dexes/events.ts';
+import { decodeQuoteA } from '../dexes/quote-a/decode.ts';
+import { decodeStakeA } from '../dexes/stake-a/decode.ts';
+import { decodeStakeB } from '../dexes/stake-b/decode.ts';
+import { decodeStakeC } from '../dexes/stake-c/decode.ts';
+import { decodeStakeD } from '../dexes/stake-d/decode.ts';
+import { AmmADevnet } from '../indexer/sources/devnet/amm-a.ts';
+import { QuoteADevnet, SOLVER_ACCOUNT, solverQuoteExactIn } from '../indexer/sources/devnet/quote-a.ts';
+import { StakeADevnet } from '../indexer/sources/devnet/stake-a.ts';
+import { StakeCDevnet } from '../indexer/sources/devnet/stake-c.ts';
+import { StakeBDevnet, StakeDDevnet } from '../indexer/sources/devnet/stake-linear.ts';
 
 const C = MAINNET_CONTRACTS;
 const NEAR = 10n ** 24n;
@@ -127,8 +141,8 @@ describe('devnet AmmC (Intear engine, xyk DEX) model', () => {
     expect([world.tokens.balance(ALPHA.contractId, ALICE), world.tokens.balance(BETA.contractId, ALICE)]).toEqual([100_000n, 0n]);
   });
 
-  it('over 300 seeded blocks, every block decodes to exactly the AmmC hops recorded in it (NEAR, two hops, the launch pool, failures)', () => {
-    const { mismatches, hops, failedReceipts } = seededRun('AmmC', (b) => decodeAmmC(b, C), 300);
+  it('over 1000 seeded blocks, every block decodes to exactly the AmmC hops recorded in it (NEAR, two hops, the launch pool, failures)', () => {
+    const { mismatches, hops, failedReceipts } = seededRun('AmmC', (b) => decodeAmmC(b, C), 1000);
     expect(mismatches).toEqual([]);
     expect(hops.length).toBeGreaterThan(50);
     const perReceipt = new Map<string, number>();
@@ -211,11 +225,440 @@ describe('devnet Launch (Aidols) model', () => {
     expect(launch.reserves()).toEqual(new Map());
   });
 
-  it('over 300 seeded blocks, every block decodes to exactly the Launch hops recorded in it (buys, sells, failures)', () => {
-    const { mismatches, hops, failedReceipts } = seededRun('Launch', (b) => decodeLaunch(b, C), 300);
+  it('over 1000 seeded blocks, every block decodes to exactly the Launch hops recorded in it (buys, sells, failures)', () => {
+    const { mismatches, hops, failedReceipts } = seededRun('Launch', (b) => decodeLaunch(b, C), 1000);
     expect(mismatches).toEqual([]);
     expect(hops.length).toBeGreaterThan(50);
     expect(hops.some((h) => h.tokenIn === C.Wrap) && hops.some((h) => h.tokenOut === C.Wrap)).toBe(true);
     expect(failedReceipts).toBeGreaterThan(0);
+  });
+});
+
+describe('AmmDclA', () => {
+  const ALPHA: TokenSpec = { contractId: 'alpha.tkn.near', symbol: 'ALPHA', name: 'Alpha', decimals: 0 };
+  const BETA: TokenSpec = { contractId: 'beta.tkn.near', symbol: 'BETA', name: 'Beta', decimals: 0 };
+  // 'alpha.tkn.near' < 'beta.tkn.near': ALPHA is token X.
+  const POOL = 'alpha.tkn.near|beta.tkn.near|2000';
+  const BUDGET = 10n ** 21n;
+  /** The pool state without the decoder's record of its last re-simulation (the model does not keep one). */
+  const core = ({ lastSwapCheck: _check, ...rest }: DclPoolState) => rest;
+
+  /** Genesis: pool ALPHA|BETA (fee tier 2000) created at point 0 (price 1); the treasury's position over
+   * [-1000, 1000) taking at most 10^21 of each token; alice holds 10^7 ALPHA and made her storage deposit.
+   * The book is fresh and fed the genesis block. */
+  function setUp() {
+    const world = bareWorld();
+    for (const spec of [ALPHA, BETA]) {
+      world.tokens.deploy(spec, TREASURY, 10n ** 22n);
+      world.tokens.register(ALICE, spec.contractId);
+      world.tokens.register(TREASURY, spec.contractId, C.AmmDclA);
+    }
+    world.tokens.send(TREASURY, ALPHA.contractId, ALICE, 10_000_000n);
+    const dcl = new AmmDclADevnet();
+    dcl.storageDeposit(world, TREASURY);
+    dcl.storageDeposit(world, ALICE);
+    const poolId = dcl.createPool(world, TREASURY, [ALPHA.contractId, BETA.contractId], 2_000, 0);
+    const lptId = dcl.addPosition(world, TREASURY, poolId, -1_000, 1_000, [BUDGET, BUDGET]);
+    const genesis = seal(world);
+    const book = newDclPoolBook();
+    const genesisEvents = decodeAmmDclA(genesis.block, C, book);
+    return { world, dcl, poolId, lptId, book, genesisEvents };
+  }
+
+  it('the genesis block gives the book the pool and the position the model made', () => {
+    const { dcl, poolId, lptId, book, genesisEvents } = setUp();
+    expect(poolId).toBe(POOL);
+    expect(lptId).toBe(`${POOL}#1`);
+    const added = genesisEvents.filter((e): e is LiquidityEvent => e.kind === 'liquidity');
+    expect(added.map((e) => [e.poolId, e.provider, e.action, e.tokens])).toEqual([[POOL, TREASURY, 'add', [ALPHA.contractId, BETA.contractId]]]);
+    // At point 0 a position over [-1000, 1000) costs, per unit of liquidity, sum_{i=-1000..0} 1.0001^(i/2) =
+    // 976.3883351... of Y (the current point, sqrt price 1, takes Y only) and sum_{i=1..999} 1.0001^(-i/2) =
+    // 974.4371033... of X (python3 decimal, 60 digits). Y binds: L = 10^21 / 976.3883351... =
+    // 1,024,182,657,694,725,008.6, paying about L·974.4371033 = 998,001,582,226,820,325,655 X. The contract's
+    // integers (a table of sqrt prices good to 1e-17, deposits rounded up) move these by far less than 1e-12.
+    const [event] = added;
+    const L = event!.shares ?? -1n;
+    expect(Math.abs(Number(L - 1_024_182_657_694_725_008n))).toBeLessThan(1e6);
+    const [paidX, paidY] = event!.amounts as [bigint, bigint];
+    expect(Math.abs(Number(paidX - 998_001_582_226_820_325_655n))).toBeLessThan(1e9);
+    // The most liquidity the budget affords: one more unit of L would cost about 976.4 more Y (up to 978 with the rounding).
+    expect(paidY <= BUDGET && paidY > BUDGET - 978n).toBe(true);
+    // The state the book rebuilt from create_pool and liquidity_added is the model's.
+    const state = book.pools.get(POOL);
+    expect(state && core(state)).toEqual(core(dcl.pool(POOL)));
+    expect([state?.currentPoint, state?.liquidity, state?.liquidityX]).toEqual([0, L, 0n]);
+  });
+
+  it("a swap block decodes to exactly the hop the model recorded, and the book's state after it is the model's", () => {
+    const { world, dcl, book } = setUp();
+    const before = dcl.reserves().get(POOL)!;
+    const L = dcl.pool(POOL).liquidity;
+    dcl.swap(world, ALICE, [POOL], ALPHA.contractId, 1_000_000n, 997_000n);
+    const { block, hops } = seal(world);
+
+    // 10^6 ALPHA (X) in at point 0, fee 2000 millionths: amountNoFee = floor(10^6·998,000/10^6) = 998,000. At sqrt
+    // price exactly 2^96 the point trades 1:1 and all its liquidity L (about 10^18 > 998,000) is Y, so 998,000 X
+    // buy 998,000 Y and the price stays at point 0; the step used the whole amountNoFee, so the fee is
+    // 10^6 − 998,000 = 2,000, the protocol's 20% of it 400.
+    expect(hops.map(truthHop)).toEqual([
+      { receiptId: hops[0]?.receiptId, poolId: POOL, trader: ALICE, tokenIn: ALPHA.contractId, tokenOut: BETA.contractId, amountIn: 1_000_000n, amountOut: 998_000n },
+    ]);
+    expect(outcomesOf(block, C.AmmDclA).find((o) => o.receiptId === hops[0]!.receiptId)?.status.kind).toBe('SuccessValue');
+    const decoded = decodeAmmDclA(block, C, book);
+    expect(swapsOf(decoded).map(asHop)).toEqual(hops.map(truthHop));
+    expect(swapsOf(decoded).map((e) => [e.totalFee, e.adminFee])).toEqual([[2_000n, 400n]]);
+    const state = book.pools.get(POOL)!;
+    expect(core(state)).toEqual(core(dcl.pool(POOL)));
+    expect(state.lastSwapCheck?.matched).toBe(true);
+    // Point 0 now holds 998,000 of its liquidity as X; every other point is as it was. At sqrt price 2^96 the point
+    // holds liquidityX·2^96/2^96 = 998,000 X (was 0) and (L − 998,000)·2^96/2^96 Y (was L): reserves move by
+    // +998,000 X and −998,000 Y exactly.
+    expect([state.currentPoint, state.liquidity, state.liquidityX]).toEqual([0, L, 998_000n]);
+    expect(dcl.reserves()).toEqual(new Map([[POOL, [before[0]! + 998_000n, before[1]! - 998_000n]]]));
+    expect([world.tokens.balance(ALPHA.contractId, ALICE), world.tokens.balance(BETA.contractId, ALICE)]).toEqual([9_000_000n, 998_000n]);
+  });
+
+  it('a swap asking one unit more than the pool gives fails: its receipt keeps the swap log, has status Failure and decodes to nothing', () => {
+    const { world, dcl, book } = setUp();
+    const stateBefore = dcl.pool(POOL);
+    dcl.swap(world, ALICE, [POOL], ALPHA.contractId, 1_000_000n, 998_001n);
+    const { block, hops } = seal(world);
+
+    expect(hops).toEqual([]);
+    const contract = outcomesOf(block, C.AmmDclA);
+    expect(contract.map((o) => o.status.kind)).toEqual(['Failure']);
+    expect(contract[0]!.logs.filter((l) => l.includes('"event":"swap"'))).toHaveLength(1);
+    expect(decodeAmmDclA(block, C, book)).toEqual([]);
+    expect(dcl.pool(POOL)).toBe(stateBefore);
+    expect(core(book.pools.get(POOL)!)).toEqual(core(stateBefore));
+    // ft_resolve_transfer gave alice her ALPHA back.
+    expect([world.tokens.balance(ALPHA.contractId, ALICE), world.tokens.balance(BETA.contractId, ALICE)]).toEqual([10_000_000n, 0n]);
+  });
+
+  it('removing half a position logs liquidity_removed with the refunds, withdrawn to the owner; the book follows', () => {
+    const { world, dcl, lptId, book, genesisEvents } = setUp();
+    const added = genesisEvents.find((e): e is LiquidityEvent => e.kind === 'liquidity')!;
+    const [paidX, paidY] = added.amounts as [bigint, bigint];
+    const L = added.shares ?? -1n;
+    const half = L / 2n;
+    const treasuryBefore = [ALPHA, BETA].map((t) => world.tokens.balance(t.contractId, TREASURY));
+    dcl.removePosition(world, TREASURY, lptId!, half);
+    const { block } = seal(world);
+
+    const removed = decodeAmmDclA(block, C, book).filter((e): e is LiquidityEvent => e.kind === 'liquidity');
+    expect(removed.map((e) => [e.action, e.provider, e.shares])).toEqual([['remove', TREASURY, half]]);
+    const [refundX, refundY] = removed[0]!.amounts as [bigint, bigint];
+    // Nothing moved since the deposit (point 0, sqrt price 2^96, no X at the point), so refund and deposit are
+    // the same rationals a, b per unit of liquidity, rounded the other way: the deposit is ceil(L·a) + L of Y and
+    // ceil(L·b) of X, the refund of h = L/2 (floored) is floor(h·a) + h and floor(h·b). Hence
+    // paid·h/L − refund lies in [0, 2): 0 <= paid·h − refund·L < 2L.
+    for (const [paid, refund] of [[paidX, refundX], [paidY, refundY]] as const) {
+      const gap = paid * half - refund * L;
+      expect(gap >= 0n && gap < 2n * L, `${paid} ${refund}`).toBe(true);
+    }
+    expect([ALPHA, BETA].map((t, i) => world.tokens.balance(t.contractId, TREASURY) - treasuryBefore[i]!)).toEqual([refundX, refundY]);
+    expect(dcl.positions.get(lptId!)?.liquidity).toBe(L - half);
+    expect(core(book.pools.get(POOL)!)).toEqual(core(dcl.pool(POOL)));
+    expect(book.positions.get(lptId!)?.liquidity).toBe(L - half);
+  });
+
+  it('over 600 seeded blocks, each block decodes to exactly the AmmDclA hops recorded in it and the book follows every pool to the unit', () => {
+    const devnet = new Devnet({ recordTrades: true });
+    const model = devnet.dexes.find((d): d is AmmDclADevnet => d instanceof AmmDclADevnet)!;
+    const book = newDclPoolBook();
+    const mismatches: number[] = [];
+    const hops: TruthTrade[] = [];
+    const liquidity: LiquidityEvent[] = [];
+    let payoutFailures = 0;
+    for (let i = 0; i < 600; i++) {
+      const from = devnet.trades.length;
+      const block = normalizeStreamerMessage(devnet.next());
+      const recorded = devnet.trades.slice(from).filter((t) => t.dex === 'AmmDclA');
+      hops.push(...recorded);
+      const events = decodeAmmDclA(block, C, book);
+      liquidity.push(...events.filter((e): e is LiquidityEvent => e.kind === 'liquidity'));
+      const sameStates = [...model.pools].every(([id, s]) => JSON.stringify(book.pools.get(id) && core(book.pools.get(id)!), bigints) === JSON.stringify(core(s), bigints));
+      if (!sameStates || JSON.stringify(swapsOf(events).map(asHop), bigints) !== JSON.stringify(recorded.map(truthHop), bigints)) mismatches.push(block.height);
+      payoutFailures += block.shards.flatMap((s) => s.receiptOutcomes).filter((o) => o.predecessorId === C.AmmDclA && o.status.kind === 'Failure').length;
+    }
+    expect(mismatches).toEqual([]);
+    expect([...book.pools.values()].map((s) => [s.unmatchedSwaps, s.unappliedChanges])).toEqual([...model.pools.keys()].map(() => [0, 0]));
+    expect(book.pools.size).toBe(3);
+    expect(hops.length).toBeGreaterThan(20);
+    const perReceipt = new Map<string, number>();
+    for (const h of hops) perReceipt.set(h.receiptId, (perReceipt.get(h.receiptId) ?? 0) + 1);
+    expect([...perReceipt.values()].some((n) => n === 2)).toBe(true);
+    expect(liquidity.some((e) => e.action === 'remove') && liquidity.some((e) => e.action === 'add' && e.provider !== devnet.world.treasury)).toBe(true);
+    // No payout of the contract failed, and it holds at least what its pools' reserves add up to per token (the
+    // rest is fees and inner balances).
+    expect(payoutFailures).toBe(0);
+    const held = new Map<string, bigint>();
+    for (const [id, amounts] of model.reserves()) model.pool(id).tokens.forEach((t, i) => held.set(t, (held.get(t) ?? 0n) + amounts[i]!));
+    for (const [token, reserves] of held) expect(devnet.world.tokens.balance(token, C.AmmDclA) >= reserves, token).toBe(true);
+  });
+});
+
+// ---- StakeA..StakeD and QuoteA ----
+// Each world below is a bare one with the model's genesis: the amounts after it are the models' genesis constants
+// (stake-a.ts, stake-linear.ts, stake-c.ts, quote-a.ts), so every figure here is worked out by hand.
+
+const stateOf = (events: DexEvent[]) => events.filter((e): e is PoolStateEvent => e.kind === 'pool_state').map((e) => [e.poolId, e.state.amounts, e.source]);
+
+describe('devnet StakeA (Meta Pool) model', () => {
+  /** Genesis: NSLP liquidity 15,000 NEAR (the treasury is new: 0.00125 NEAR kept), the treasury stakes 100,000
+   * NEAR at 1:1, then 25 % rewards: N = 125,000 NEAR, S = 100,000 stNEAR; the NSLP has 14,999.99875 NEAR. */
+  function setUp() {
+    const world = bareWorld();
+    const model = new StakeADevnet();
+    model.genesis(world);
+    const genesis = seal(world);
+    return { world, model, genesis };
+  }
+
+  it('genesis writes the rate the decoder reads from STATE: [125,000 NEAR, 100,000 stNEAR]', () => {
+    const { model, genesis } = setUp();
+    expect(stateOf(decodeStakeA(genesis.block, C))).toEqual([[C.StakeA, [125_000n * NEAR, 100_000n * NEAR], 'storage']]);
+    expect(model.reserves()).toEqual(new Map([[C.StakeA, [125_000n * NEAR, 100_000n * NEAR]]]));
+  });
+
+  it('a stake, a liquid unstake and a stake that clears the NSLP decode to exactly the hops recorded, at the contract\'s amounts', () => {
+    const { world, model } = setUp();
+    // alice (new account) deposits 10 NEAR: 0.00125 NEAR is kept for storage, a = 9.99875 NEAR;
+    // shares = floor(a·S/N) = floor(9.99875·100,000/125,000) NEAR = 7.999 stNEAR. N = 125,009.99875, S = 100,007.999.
+    model.stake(world, ALICE, 10n * NEAR);
+    const first = seal(world);
+    const staked = 9_998_750n * 10n ** 18n;
+    expect(first.hops.map(truthHop)).toEqual([
+      { receiptId: first.hops[0]!.receiptId, poolId: C.StakeA, trader: ALICE, tokenIn: 'near', tokenOut: C.StakeA, amountIn: staked, amountOut: 7_999n * 10n ** 21n },
+    ]);
+    const firstEvents = decodeStakeA(first.block, C);
+    expect(swapsOf(firstEvents).map(asHop)).toEqual(first.hops.map(truthHop));
+    expect(stateOf(firstEvents)).toEqual([[C.StakeA, [125_009_998_750n * 10n ** 18n, 100_007_999n * 10n ** 21n], 'storage']]);
+
+    // alice liquid-unstakes 4 stNEAR: nears = floor(4·N/S) = 5 NEAR (N/S is 1.25 exactly); the NSLP keeps
+    // 14,999.99875 − 5 >= the 10,000 NEAR target, so the fee is the minimum 25 bps: floor(5·25/10,000) = 0.0125 NEAR;
+    // out = 4.9875 NEAR. Fee in stNEAR floor(0.0125·S/N) = 0.01; cuts 25 % + 3 % + 2 % = 0.003 stNEAR (admin fee).
+    model.liquidUnstake(world, ALICE, 4n * NEAR, 4n * NEAR);
+    const second = seal(world);
+    expect(second.hops.map(truthHop)).toEqual([
+      { receiptId: second.hops[0]!.receiptId, poolId: C.StakeA, trader: ALICE, tokenIn: C.StakeA, tokenOut: 'near', amountIn: 4n * NEAR, amountOut: 49_875n * 10n ** 20n },
+    ]);
+    const unstakeSwaps = swapsOf(decodeStakeA(second.block, C));
+    expect(unstakeSwaps.map(asHop)).toEqual(second.hops.map(truthHop));
+    expect(unstakeSwaps.map((e) => [e.totalFee, e.adminFee])).toEqual([[10n ** 22n, 3n * 10n ** 21n]]);
+    // Like mainnet, no NEP-141 event moves alice's stNEAR: the contract's ledger alone shows 7.999 − 4.
+    expect(second.block.shards[0]!.receiptOutcomes.flatMap((o) => o.logs).some((l) => l.includes('"nep141"'))).toBe(false);
+    expect(model.stNearOf(ALICE)).toBe(3_999n * 10n ** 21n);
+
+    // bob (new) stakes 10 NEAR: 7.999 stNEAR minted as alice's were; then the NSLP, holding 4 − 0.003 = 3.997
+    // stNEAR worth floor(3.997·1.25) = 4.99625 NEAR <= 9.99875, sells all of it at par and burns it:
+    // N = 125,009.99875 + 9.99875 − 4.99625 = 125,015.00125, S = 100,007.999 + 7.999 − 3.997 = 100,012.001.
+    model.stake(world, BOB, 10n * NEAR);
+    const third = seal(world);
+    const thirdEvents = decodeStakeA(third.block, C);
+    expect(swapsOf(thirdEvents).map(asHop)).toEqual(third.hops.map(truthHop));
+    expect(third.hops.map((h) => [h.trader, h.amountIn, h.amountOut])).toEqual([[BOB, staked, 7_999n * 10n ** 21n]]);
+    expect(outcomesOf(third.block, C.StakeA)[0]!.logs).toContain(`NSLP clearing ${3_997n * 10n ** 21n} ${4_996_250n * 10n ** 18n}`);
+    expect(stateOf(thirdEvents)).toEqual([[C.StakeA, [125_015_001_250n * 10n ** 18n, 100_012_001n * 10n ** 21n], 'storage']]);
+    expect(model.reserves()).toEqual(new Map([[C.StakeA, [125_015_001_250n * 10n ** 18n, 100_012_001n * 10n ** 21n]]]));
+  });
+
+  it('failed actions decode to nothing: a liquid unstake below its minimum (logs kept), a deposit below 1 NEAR', () => {
+    const { world, model } = setUp();
+    model.stake(world, ALICE, 10n * NEAR);
+    seal(world);
+    // 4 stNEAR pay 4.9875 NEAR (above); asking one yocto more fails after the first two log lines.
+    model.liquidUnstake(world, ALICE, 4n * NEAR, 49_875n * 10n ** 20n + 1n);
+    model.stake(world, BOB, NEAR - 1n);
+    const { block, hops } = seal(world);
+    expect(hops).toEqual([]);
+    const outcomes = outcomesOf(block, C.StakeA);
+    expect(outcomes.map((o) => o.status.kind)).toEqual(['Failure', 'Failure']);
+    expect(outcomes[0]!.logs.map((l) => l.split(/[ :=]/)[0])).toEqual(['st_near', 'get_discount_basis_points']);
+    expect(outcomes[1]!.logs).toEqual([]);
+    expect(decodeStakeA(block, C)).toEqual([]);
+    expect(model.stNearOf(ALICE)).toBe(7_999n * 10n ** 21n);
+  });
+});
+
+describe('devnet StakeB (LiNEAR) model', () => {
+  /** Genesis: the contract's own 10 NEAR seed (N = S = 10), the treasury stakes 100,000 NEAR (1:1, N = S = 100,010),
+   * then 30 % rewards: N = 100,010 + 30,003 = 130,013 NEAR, S = 100,010 LiNEAR: one LiNEAR is 1.3 NEAR. */
+  function setUp() {
+    const world = bareWorld();
+    const model = new StakeBDevnet();
+    model.genesis(world);
+    const genesis = seal(world);
+    return { world, model, genesis };
+  }
+
+  it('a stake decodes to exactly the hop recorded: LiNEAR charges floor(shares·N/S), the yocto left stays unstaked', () => {
+    const { world, model, genesis } = setUp();
+    // The genesis rate comes from STATE (the reward logged no totals line, STATE caught it).
+    expect(stateOf(decodeStakeB(genesis.block, C))).toEqual([[C.StakeB, [130_013n * NEAR, 100_010n * NEAR], 'storage']]);
+    // alice deposits 1 NEAR: shares = floor(10^24·100,010/130,013) = floor(10^24/1.3) = 769,230,769,230,769,230,769,230;
+    // charged = floor(shares·1.3) = floor(9,999,999,999,999,999,999,999,990/10) = 10^24 − 1; N += ceil(shares·1.3),
+    // the same (the product is whole), S += shares.
+    model.stake(world, ALICE, NEAR);
+    const { block, hops } = seal(world);
+    const shares = 769_230_769_230_769_230_769_230n;
+    expect(hops.map(truthHop)).toEqual([
+      { receiptId: hops[0]!.receiptId, poolId: C.StakeB, trader: ALICE, tokenIn: 'near', tokenOut: C.StakeB, amountIn: NEAR - 1n, amountOut: shares },
+    ]);
+    const events = decodeStakeB(block, C);
+    expect(swapsOf(events).map(asHop)).toEqual(hops.map(truthHop));
+    expect(stateOf(events)).toEqual([[C.StakeB, [130_013n * NEAR + NEAR - 1n, 100_010n * NEAR + shares], 'storage']]);
+    expect(outcomesOf(block, C.StakeB)[0]!.logs[1]).toContain('"new_unstaked_balance":"1"');
+    expect(world.tokens.balance(C.StakeB, ALICE)).toBe(shares);
+  });
+
+  it('a deposit of 1 yocto mints no share: the receipt fails after its deposit event and decodes to nothing', () => {
+    const { world, model } = setUp();
+    model.stake(world, ALICE, 1n);
+    const { block, hops } = seal(world);
+    expect(hops).toEqual([]);
+    const outcomes = outcomesOf(block, C.StakeB);
+    expect(outcomes.map((o) => [o.status.kind, o.logs.length])).toEqual([['Failure', 1]]);
+    expect(decodeStakeB(block, C)).toEqual([]);
+    expect(model.reserves()).toEqual(new Map([[C.StakeB, [130_013n * NEAR, 100_010n * NEAR]]]));
+  });
+});
+
+describe('devnet StakeD (rNEAR) model', () => {
+  /** Genesis: seed 10 NEAR, the treasury's 100,000 NEAR at 1:1 (N = S = 100,010, logged), then 2 % rewards:
+   * N = 100,010 + 2,000.2 = 102,010.2 NEAR, logged nowhere. */
+  function setUp() {
+    const world = bareWorld();
+    const model = new StakeDDevnet();
+    model.genesis(world);
+    const genesis = seal(world);
+    return { world, model, genesis };
+  }
+
+  it('its pools row follows the totals line: the reward shows at the next stake, which decodes to the hop recorded', () => {
+    const { world, model, genesis } = setUp();
+    expect(stateOf(decodeStakeD(genesis.block, C))).toEqual([[C.StakeD, [100_010n * NEAR, 100_010n * NEAR], 'event']]);
+    expect(model.reserves()).toEqual(new Map([[C.StakeD, [100_010n * NEAR, 100_010n * NEAR]]]));
+    // alice deposits 1 NEAR, all of it charged: shares = floor(10^24·100,010/102,010.2) = floor(10^24/1.02)
+    // = 980,392,156,862,745,098,039,215; N = 102,011.2 NEAR, S = 100,010 + shares.
+    model.stake(world, ALICE, NEAR);
+    const { block, hops } = seal(world);
+    const shares = 980_392_156_862_745_098_039_215n;
+    expect(hops.map(truthHop)).toEqual([
+      { receiptId: hops[0]!.receiptId, poolId: C.StakeD, trader: ALICE, tokenIn: 'near', tokenOut: C.StakeD, amountIn: NEAR, amountOut: shares },
+    ]);
+    const events = decodeStakeD(block, C);
+    expect(swapsOf(events).map(asHop)).toEqual(hops.map(truthHop));
+    expect(stateOf(events)).toEqual([[C.StakeD, [1_020_112n * 10n ** 23n, 100_010n * NEAR + shares], 'event']]);
+    expect(model.reserves()).toEqual(new Map([[C.StakeD, [1_020_112n * 10n ** 23n, 100_010n * NEAR + shares]]]));
+  });
+
+  it('a deposit of 1 yocto fails and decodes to nothing', () => {
+    const { world, model } = setUp();
+    model.stake(world, ALICE, 1n);
+    const { block, hops } = seal(world);
+    expect(hops).toEqual([]);
+    expect(outcomesOf(block, C.StakeD).map((o) => o.status.kind)).toEqual(['Failure']);
+    expect(decodeStakeD(block, C)).toEqual([]);
+  });
+});
+
+describe('devnet StakeC (xRHEA) model', () => {
+  const RHEA_UNIT = 10n ** 18n;
+  /** Genesis (block 1, one timestamp): RHEA; xRHEA's 1 xRHEA seed backed by 1 RHEA; 1 RHEA/s of reward; the
+   * treasury stakes 100,000 RHEA at 1:1 (L = X = 100,001); a 1,000,000 RHEA reward fund. alice gets RHEA. */
+  function setUp() {
+    const world = bareWorld();
+    const model = new StakeCDevnet();
+    model.genesis(world);
+    world.tokens.register(ALICE, C.StakeC);
+    seal(world);
+    return { world, model };
+  }
+
+  it('a stake one second later decodes to exactly the hop recorded, the reward streamed in first', () => {
+    const { world, model } = setUp();
+    // One second of reward: L = 100,002 RHEA. minted = floor(1,000·10^18 · 100,001 / 100,002)
+    // = floor(999.99000019999600007999840...·10^18) = 999,990,000,199,996,000,079.
+    model.stake(world, ALICE, 1_000n * RHEA_UNIT);
+    const { block, hops } = seal(world);
+    const minted = 999_990_000_199_996_000_079n;
+    expect(hops.map(truthHop)).toEqual([
+      { receiptId: hops[0]!.receiptId, poolId: C.StakeC, trader: ALICE, tokenIn: C.StakeCUnderlying, tokenOut: C.StakeC, amountIn: 1_000n * RHEA_UNIT, amountOut: minted },
+    ]);
+    const events = decodeStakeC(block, C);
+    expect(swapsOf(events).map(asHop)).toEqual(hops.map(truthHop));
+    expect(stateOf(events)).toEqual([]); // the decoder reads no rate, so the pools table holds no StakeC row
+    expect(model.reserves()).toEqual(new Map());
+    expect(world.tokens.balance(C.StakeC, ALICE)).toBe(minted);
+  });
+
+  it('a stake of 1 unit mints nothing: ft_on_transfer fails (ERR_STAKE_TOO_SMALL), is refunded and decodes to nothing', () => {
+    const { world, model } = setUp();
+    const before = world.tokens.balance(C.StakeCUnderlying, ALICE);
+    model.stake(world, ALICE, 1n);
+    const { block, hops } = seal(world);
+    expect(hops).toEqual([]);
+    expect(outcomesOf(block, C.StakeC).map((o) => o.status.kind)).toEqual(['Failure']);
+    expect(decodeStakeC(block, C)).toEqual([]);
+    expect(world.tokens.balance(C.StakeCUnderlying, ALICE)).toBe(before);
+  });
+});
+
+describe('devnet QuoteA (NEAR Intents) model', () => {
+  const USDT: TokenSpec = { contractId: 'usdt.tether-token.near', symbol: 'USDt', name: 'Tether USD', decimals: 6 };
+
+  /** Genesis: wNEAR and USDT; AmmA pool 0 with 200,000 wNEAR / 1,000,000 USDT, fee 30 bps; the solver deposits a
+   * tenth of that (20,000 wNEAR, 100,000 USDT) into intents.near; alice holds wNEAR. */
+  function setUp() {
+    const world = bareWorld();
+    world.tokens.deploy({ contractId: C.Wrap, symbol: 'wNEAR', name: 'Wrapped NEAR fungible token', decimals: 24, legacy: true }, TREASURY, 0n);
+    world.tokens.deploy(USDT, TREASURY, 10n ** 15n);
+    for (const token of [C.Wrap, USDT.contractId]) for (const wallet of world.wallets) world.tokens.register(wallet, token);
+    new WrapDevnet().genesis(world);
+    const ammA = new AmmADevnet([{ tokens: [C.Wrap, USDT.contractId], liquidity: [200_000n, 1_000_000n], fee: 30 }]);
+    ammA.genesis(world);
+    const model = new QuoteADevnet(ammA);
+    model.genesis(world);
+    seal(world);
+    return { world, model, ammA };
+  }
+
+  it('a fill decodes to exactly the two hops recorded, the user\'s and the solver\'s, at the solver\'s price', () => {
+    const { world, model, ammA } = setUp();
+    // 10 wNEAR through pool 0: floor(10·10^24·9,970·10^12 / (10,000·200,000·10^24 + 10·10^24·9,970)) = 49,847,515
+    // (USDT units); less the 0.3 % spread: floor(49,847,515·9,970/10,000) = 49,697,972.
+    const quote = solverQuoteExactIn(ammA.pools, C.Wrap, USDT.contractId, 10n * NEAR);
+    expect(quote?.amountOut).toBe(49_697_972n);
+    model.deposit(world, ALICE, C.Wrap, 10n * NEAR);
+    model.settle(world, { user: ALICE, tokenIn: C.Wrap, tokenOut: USDT.contractId, amountIn: 10n * NEAR, amountOut: 49_697_972n });
+    const { block, hops } = seal(world);
+    // The verifier's 1-pip fee: ceil(10·10^24/10^6) = 10^19 of the wNEAR, so the solver gets 10·10^24 − 10^19; it
+    // pays the smallest Y' with Y' − ceil(Y'/10^6) = 49,697,972: 49,698,022 (fee 50; 49,698,021 nets 49,697,971).
+    expect(hops.map((h) => [h.trader, h.tokenIn, h.tokenOut, h.amountIn, h.amountOut])).toEqual([
+      [ALICE, C.Wrap, USDT.contractId, 10n * NEAR, 49_697_972n],
+      [SOLVER_ACCOUNT, USDT.contractId, C.Wrap, 49_698_022n, 10n * NEAR - 10n ** 19n],
+    ]);
+    const swaps = swapsOf(decodeQuoteA(block, C));
+    expect(swaps.map(asHop)).toEqual(hops.map(truthHop));
+    expect(swaps.map((e) => e.totalFee)).toEqual([10n ** 19n, 50n]);
+    // The deposit is no trade; the output reached alice's wallet by the verifier's ft_transfer.
+    expect(world.tokens.balance(USDT.contractId, ALICE)).toBe(49_697_972n);
+    expect(model.balanceOf(ALICE, `nep141:${USDT.contractId}`)).toBe(0n);
+  });
+
+  it('a fill whose solver side is one unit short fails on the verifier\'s invariant, keeps its token_diff logs and decodes to nothing', () => {
+    const { world, model } = setUp();
+    model.deposit(world, ALICE, C.Wrap, 10n * NEAR);
+    model.settle(world, { user: ALICE, tokenIn: C.Wrap, tokenOut: USDT.contractId, amountIn: 10n * NEAR, amountOut: 49_697_972n }, { faulty: true });
+    const { block, hops } = seal(world);
+    expect(hops).toEqual([]);
+    const verifier = outcomesOf(block, C.QuoteA);
+    expect(verifier.map((o) => o.status.kind)).toEqual(['SuccessValue', 'Failure']); // the deposit, the settlement
+    expect(verifier[1]!.logs.filter((l) => l.includes('"event":"token_diff"'))).toHaveLength(2);
+    expect(decodeQuoteA(block, C)).toEqual([]);
+    // Nothing moved but the deposit: alice's 10 wNEAR wait in the verifier.
+    expect(model.balanceOf(ALICE, `nep141:${C.Wrap}`)).toBe(10n * NEAR);
+    expect(world.tokens.balance(USDT.contractId, ALICE)).toBe(0n);
   });
 });

@@ -9,11 +9,14 @@ describe('migrations', () => {
     const database = await createTestDatabase();
     const db = connect(database.url);
     try {
-      expect(await migrateToLatest(db.kysely)).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops']);
+      expect(await migrateToLatest(db.kysely)).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles']);
       expect(await migrateToLatest(db.kysely)).toEqual([]);
       const tables = await sql<{ table_name: string }>`
         select table_name from information_schema.tables where table_schema = 'public' and table_name not like 'kysely_%' order by 1`.execute(db.kysely);
-      expect(tables.rows.map((r) => r.table_name)).toEqual(['balance_history', 'balances', 'blocks', 'checkpoints', 'events', 'pool_history', 'pools', 'storage_registrations', 'tokens', 'trade_hops', 'transfers']);
+      expect(tables.rows.map((r) => r.table_name)).toEqual([
+        'balance_history', 'balances', 'blocks', 'candles', 'checkpoints', 'events', 'market_clock', 'pool_history', 'pools', 'prices',
+        'storage_registrations', 'token_market', 'tokens', 'trade_hops', 'trades', 'transfers',
+      ]);
       // The event log's key: one row per (block, receipt, index).
       await db.kysely.insertInto('events').values({ block_height: 1, receipt_id: 'r', index: 0, kind: 'k', timestamp_ms: 1, tx_hash: null, payload: '{}' }).execute();
       await expect(
@@ -29,7 +32,7 @@ describe('migrations', () => {
     const [a, b] = [connect(database.url), connect(database.url)];
     try {
       const applied = await Promise.all([migrateToLatest(a.kysely), migrateToLatest(b.kysely)]);
-      expect(applied.flat()).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops']);
+      expect(applied.flat()).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles']);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

@@ -61,6 +61,8 @@ export async function applyPoolChanges(tx: Tx, changes: PoolChanges): Promise<vo
   await copyRows(tx.client, 'pool_history', ['dex', 'pool_id', 'block_height', ...COLUMNS.slice(2)], changes.history);
   if (changes.latest.length) {
     await sql`create temp table if not exists pool_changes (like pools) on commit delete rows`.execute(tx.kysely);
+    // Emptied at commit, but a rebuild applies many chunks in one transaction: start each from empty.
+    await sql`truncate pool_changes`.execute(tx.kysely);
     await copyRows(tx.client, 'pool_changes', [...COLUMNS, 'updated_height'], changes.latest);
     await sql`
       insert into pools select * from pool_changes

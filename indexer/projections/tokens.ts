@@ -182,6 +182,8 @@ async function applyBalanceMoves(tx: Tx, moves: BalanceMove[], onHolders: (token
   const lastHeight = (m: BalanceMove) => Math.max(...m.byHeight.keys());
   // Through a temporary table filled by COPY: PostgreSQL parses no array literals, the upsert is one statement.
   await sql`create temp table if not exists balance_moves (token text, account text, delta numeric, height bigint) on commit delete rows`.execute(tx.kysely);
+  // Emptied at commit, but a rebuild applies many chunks in one transaction: start each from empty.
+  await sql`truncate balance_moves`.execute(tx.kysely);
   await copyRows(tx.client, 'balance_moves', ['token', 'account', 'delta', 'height'], moves.map((m) => [m.token, m.account, m.total, lastHeight(m)]));
   const result = await sql<{ token: string; account: string; balance: string }>`
     insert into balances as b (token, account, balance, updated_height)

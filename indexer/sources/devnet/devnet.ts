@@ -4,10 +4,15 @@
 import { MAINNET_CONTRACTS, type DexContracts } from '../../../dexes/contracts.ts';
 import type { RawJson } from '../../../near/lake-json.ts';
 import { AmmADevnet } from './amm-a.ts';
+import { AmmDclADevnet, devnetDclPools } from './amm-dcl-a.ts';
 import { AmmCDevnet } from './amm-c.ts';
 import { Chain } from './chain.ts';
 import { LaunchDevnet } from './launch.ts';
+import { QuoteADevnet } from './quote-a.ts';
 import { Rng } from './rng.ts';
+import { StakeADevnet } from './stake-a.ts';
+import { StakeCDevnet } from './stake-c.ts';
+import { StakeBDevnet, StakeDDevnet } from './stake-linear.ts';
 import { Tokens, type TokenSpec } from './tokens.ts';
 import { WrapDevnet } from './wrap.ts';
 import type { DevnetDex, TruthTrade, World } from './world.ts';
@@ -50,16 +55,18 @@ export class Devnet {
     const wallets = Array.from({ length: options.wallets ?? 24 }, (_, i) => `${NAMES[i % NAMES.length]}${i < NAMES.length ? '' : i}.near`);
     this.world = { chain, tokens: new Tokens(chain), rng, contracts, treasury: 'dexlake-devnet.near', wallets, trades: options.recordTrades ? [] : null };
     const wnear = contracts.Wrap;
+    const ammA = new AmmADevnet([
+      { tokens: [wnear, USDT], liquidity: [200_000n, 1_000_000n], fee: 30 },
+      { tokens: [wnear, USDC], liquidity: [150_000n, 750_000n], fee: 30 },
+      { tokens: [USDT, USDC], liquidity: [500_000n, 500_000n], fee: 5 },
+      { tokens: [REF, wnear], liquidity: [2_000_000n, 40_000n], fee: 30 },
+      { tokens: [AURORA, wnear], liquidity: [1_000_000n, 25_000n], fee: 30 },
+      { tokens: [REF, USDT], liquidity: [500_000n, 50_000n], fee: 20 },
+    ]);
     this.dexes = [
       new WrapDevnet(),
-      new AmmADevnet([
-        { tokens: [wnear, USDT], liquidity: [200_000n, 1_000_000n], fee: 30 },
-        { tokens: [wnear, USDC], liquidity: [150_000n, 750_000n], fee: 30 },
-        { tokens: [USDT, USDC], liquidity: [500_000n, 500_000n], fee: 5 },
-        { tokens: [REF, wnear], liquidity: [2_000_000n, 40_000n], fee: 30 },
-        { tokens: [AURORA, wnear], liquidity: [1_000_000n, 25_000n], fee: 30 },
-        { tokens: [REF, USDT], liquidity: [500_000n, 50_000n], fee: 20 },
-      ]),
+      ammA,
+      new AmmDclADevnet(devnetDclPools({ wnear, usdt: USDT, usdc: USDC, ref: REF })),
       new AmmCDevnet([
         { type: 'public', tokens: ['near', USDT], liquidity: [100_000n, 500_000n], poolFee: 2_000 },
         { type: 'public', tokens: ['near', REF], liquidity: [20_000n, 1_000_000n], poolFee: 3_000 },
@@ -68,6 +75,13 @@ export class Devnet {
         { type: 'launch', tokens: ['near', SLIME.contractId], liquidity: [300n, 1_000_000_000n], poolFee: 5_000, communityFee: 2_000, launched: SLIME },
       ]),
       new LaunchDevnet(AIDOLS),
+      // The solver prices from AmmA's pools (best single pool, less its spread).
+      new QuoteADevnet(ammA),
+      // The staked tokens (and RHEA, for StakeC) are deployed by their models.
+      new StakeADevnet(),
+      new StakeBDevnet(),
+      new StakeCDevnet(),
+      new StakeDDevnet(),
     ];
   }
 

@@ -1,0 +1,575 @@
+// AmmDclA (Ref DCL, `dclv2.ref-labs.near` = DexContracts.AmmDclA) on the devnet: iZiSwap-style concentrated
+// liquidity pools whose state is dexes/amm-dcl-a's `DclPoolState`, moved only by that folder's own functions
+// (`swapExactIn`, `addLiquidity`, `removeLiquidity`), so re-simulating the logged swaps from the logged liquidity
+// gives this model's state to the unit (the decoder's pool book does exactly that).
+//
+// What the contract is seen doing (near-facts.md "AmmDclA", dexes/amm-dcl-a/README.md for the event JSON):
+// - `storage_deposit {account_id, registration_only}` with 0.5 NEAR registers an account (positions need it);
+// - `create_pool {token_a, token_b, fee, init_point}` (it logs nothing: the decoder reads the call's args);
+//   token_a/token_b are passed already sorted, so `init_point` is unambiguously the point of the sorted pool;
+// - tokens reach an account's inner balance by `ft_transfer_call` with msg `"Deposit"` (?) and leave it by
+//   `withdraw_asset {token_id, amount}`; `add_liquidity {pool_id, left_point, right_point, amount_x, amount_y,
+//   min_amount_x, min_amount_y}` / `append_liquidity {lpt_id, ...}` take the deposit (`liquidity_added` /
+//   `liquidity_append`), `remove_liquidity {lpt_id, amount, min_amount_x, min_amount_y}` gives it back
+//   (`liquidity_removed`); position ids are `<pool id>#<n>` (?);
+// - a swap is `ft_transfer_call` of the input to the contract with msg `{"Swap":{"pool_ids":[...],"output_token":T,
+//   "min_output_amount":"Y","skip_unwrap_near":true}}` (50 + 50 per hop TGas): one `swap` event per pool hop,
+//   the output paid back with `ft_transfer`; below `min_output_amount` the receipt panics after logging its hops
+//   and `ft_resolve_transfer` refunds the input.
+//
+// Amounts are the iZiSwap ones (liquidity.sol `_computeDepositXY`, `_computeWithdrawXY`): a deposit rounds up, a
+// withdrawal down; a new position takes the most liquidity the offered amounts afford.
+// Simplifications: no limit orders, no merges, no `SwapByOutput`; fees owed to positions are not tracked (the
+// `claim_fee_*` fields are 0 and the fees stay in the contract's balance); the protocol's share of a swap fee is
+// 20% of it (PROTOCOL_FEE_RATE (?), as in the README's example event); a swap is played only when each hop uses
+// its whole input (no leftover to refund) and completes.
+import { DCL_POINT_DELTA } from '../../../dexes/amm-dcl-a/events.ts';
+import { DclMathError, swapExactIn, type DclSwapResult } from '../../../dexes/amm-dcl-a/math.ts';
+import { getAmountX, getAmountY, getSqrtPrice, mulDivCeil, mulDivFloor, POW96 } from '../../../dexes/amm-dcl-a/range-math.ts';
+import { addLiquidity, newDclPoolState, poolReserves, removeLiquidity, type DclPoolState } from '../../../dexes/amm-dcl-a/state.ts';
+import { Panic, type Receipt } from './chain.ts';
+import { ONE_YOCTO } from './tokens.ts';
+import { recordTrade, type DevnetDex, type World } from './world.ts';
+
+const TGAS = 10n ** 12n;
+const NEAR = 10n ** 24n;
+/** The contract's storage deposit for an account (near-facts.md). */
+export const DCL_STORAGE_DEPOSIT = NEAR / 2n;
+/** NEAR attached to `create_pool` for the pool's storage (?). */
+const POOL_STORAGE_DEPOSIT = NEAR / 10n;
+/** The protocol's share of a swap's fee, in basis points of the fee (?). */
+const PROTOCOL_FEE_RATE = 2_000n;
+const DEPOSIT_MSG = JSON.stringify('Deposit');
+
+export interface AmmDclAPoolSpec {
+  /** [token_x, token_y], sorted as the contract sorts them (the order of the pool id). */
+  tokens: [string, string];
+  /** Fee tier, millionths (100, 400, 2000 or 10000). */
+  fee: number;
+  /** The point at creation: a price of 1.0001^point raw Y per raw X. */
+  initPoint: number;
+  /** The treasury's positions at genesis: [initPoint - halfWidth, initPoint + halfWidth] widened to the point
+   * delta, each taking at most `budget` whole [x, y] tokens. */
+  positions: Array<{ halfWidth: number; budget: [bigint, bigint] }>;
+}
+
+/** A liquidity position (`lpt_id`). */
+export interface DclDevnetPosition {
+  lptId: string;
+  owner: string;
+  poolId: string;
+  left: number;
+  right: number;
+  liquidity: bigint;
+}
+
+/** The devnet's pools: wNEAR/USDt at 5 USDt a NEAR, USDC/USDt at par, REF/wNEAR at 0.02 NEAR a REF. */
+export function devnetDclPools(ids: { wnear: string; usdt: string; usdc: string; ref: string }): AmmDclAPoolSpec[] {
+  const { wnear, usdt, usdc, ref } = ids;
+  // 1 USDt (10^6) = 0.2 NEAR (2·10^23): 2·10^17 raw wNEAR per raw USDt; ln(2·10^17) / ln(1.0001) = 398,390.86.
+  // 1 REF (10^18) = 0.02 NEAR (2·10^22): 2·10^4 raw wNEAR per raw REF; ln(2·10^4) / ln(1.0001) = 99,039.83.
+  return [
+    {
+      tokens: sorted(usdt, wnear),
+      fee: 2_000,
+      initPoint: 398_391,
+      positions: [
+        { halfWidth: 400, budget: [40_000n, 8_000n] },
+        { halfWidth: 2_000, budget: [100_000n, 20_000n] },
+        { halfWidth: 10_000, budget: [100_000n, 20_000n] },
+      ],
+    },
+    {
+      tokens: sorted(usdc, usdt),
+      fee: 100,
+      initPoint: 0,
+      positions: [
+        { halfWidth: 10, budget: [200_000n, 200_000n] },
+        { halfWidth: 100, budget: [200_000n, 200_000n] },
+        { halfWidth: 1_000, budget: [100_000n, 100_000n] },
+      ],
+    },
+    {
+      tokens: sorted(ref, wnear),
+      fee: 2_000,
+      initPoint: 99_040,
+      positions: [
+        { halfWidth: 2_000, budget: [500_000n, 10_000n] },
+        { halfWidth: 8_000, budget: [500_000n, 10_000n] },
+      ],
+    },
+  ];
+}
+
+function sorted(a: string, b: string): [string, string] {
+  return a < b ? [a, b] : [b, a];
+}
+
+export class AmmDclADevnet implements DevnetDex {
+  readonly id = 'AmmDclA' as const;
+  /** Pool states by pool id, in creation order. */
+  readonly pools = new Map<string, DclPoolState>();
+  readonly positions = new Map<string, DclDevnetPosition>();
+  /** Accounts with a storage deposit. */
+  private readonly registered = new Set<string>();
+  /** Inner balances: account -> token -> amount. */
+  private readonly deposits = new Map<string, Map<string, bigint>>();
+  /** The last position number of each pool. */
+  private readonly lptCounters = new Map<string, number>();
+
+  constructor(private readonly specs: AmmDclAPoolSpec[] = []) {
+    for (const s of specs) {
+      if (!(s.tokens[0] < s.tokens[1])) throw new Error(`devnet AmmDclA: tokens ${s.tokens.join(', ')} are not sorted`);
+    }
+  }
+
+  genesis(world: World): void {
+    const { tokens, treasury, contracts } = world;
+    for (const token of new Set(this.specs.flatMap((s) => s.tokens))) tokens.register(treasury, token, contracts.AmmDclA);
+    this.storageDeposit(world, treasury);
+    for (const spec of this.specs) {
+      const poolId = this.createPool(world, treasury, spec.tokens, spec.fee, spec.initPoint);
+      const state = this.pool(poolId);
+      const unit = spec.tokens.map((t) => 10n ** BigInt(tokens.spec(t).decimals));
+      for (const p of spec.positions) {
+        const left = alignDown(spec.initPoint - p.halfWidth, state.pointDelta);
+        const right = alignUp(spec.initPoint + p.halfWidth, state.pointDelta);
+        this.addPosition(world, treasury, poolId, left, right, [p.budget[0] * unit[0]!, p.budget[1] * unit[1]!]);
+      }
+    }
+  }
+
+  act(world: World, trader: string): void {
+    if (!this.registered.has(trader)) this.storageDeposit(world, trader);
+    if (world.rng.chance(0.12)) this.randomLiquidityChange(world, trader);
+    else this.randomSwap(world, trader);
+  }
+
+  /** Per pool id, [x, y] as dexes/amm-dcl-a/state.ts `poolReserves` computes them from the pool's state. */
+  reserves(): Map<string, bigint[]> {
+    return new Map([...this.pools].map(([id, state]) => [id, [...poolReserves(state)]]));
+  }
+
+  pool(poolId: string): DclPoolState {
+    const state = this.pools.get(poolId);
+    if (state === undefined) throw new Error(`devnet AmmDclA: no pool ${poolId}`);
+    return state;
+  }
+
+  /** `account`'s inner balance of `token` at the contract. */
+  deposit(account: string, token: string): bigint {
+    return this.deposits.get(account)?.get(token) ?? 0n;
+  }
+
+  // ---- transactions ----
+
+  /** `storage_deposit` of 0.5 NEAR for `account`. */
+  storageDeposit(world: World, account: string): void {
+    const args = { account_id: account, registration_only: true };
+    world.chain.transact(account, world.contracts.AmmDclA, [{ method: 'storage_deposit', args, deposit: DCL_STORAGE_DEPOSIT, gas: 10n * TGAS }], (r) => {
+      if (this.registered.has(account)) return;
+      this.registered.add(account);
+      this.deposits.set(account, new Map());
+      r.onRevert(() => {
+        this.registered.delete(account);
+        this.deposits.delete(account);
+      });
+    });
+  }
+
+  /** `create_pool` of the sorted `tokens` at `initPoint`; returns the pool id. */
+  createPool(world: World, account: string, tokens: [string, string], fee: number, initPoint: number): string {
+    const [tokenX, tokenY] = tokens;
+    const poolId = `${tokenX}|${tokenY}|${fee}`;
+    const args = { token_a: tokenX, token_b: tokenY, fee, init_point: initPoint };
+    world.chain.transact(account, world.contracts.AmmDclA, [{ method: 'create_pool', args, deposit: POOL_STORAGE_DEPOSIT, gas: 30n * TGAS }], (r) => {
+      const pointDelta = DCL_POINT_DELTA[fee];
+      if (pointDelta === undefined) throw new Panic('E202: illegal fee');
+      if (this.pools.has(poolId)) throw new Panic('E405: pool already exists');
+      this.pools.set(poolId, newDclPoolState({ poolId, tokenX, tokenY, fee, pointDelta, currentPoint: initPoint }));
+      r.onRevert(() => this.pools.delete(poolId));
+      return poolId;
+    });
+    if (!this.pools.has(poolId)) throw new Error(`devnet AmmDclA: create_pool ${poolId} failed`);
+    return poolId;
+  }
+
+  /**
+   * A new position over [left, right) taking the most liquidity `budget` [x, y] affords: exactly what it costs
+   * is deposited (`ft_transfer_call` "Deposit"), then `add_liquidity`. Returns the lpt id, or null when the
+   * budget buys no liquidity.
+   */
+  addPosition(world: World, owner: string, poolId: string, left: number, right: number, budget: [bigint, bigint]): string | null {
+    const state = this.pool(poolId);
+    const paid = depositAmounts(state, left, right, affordableLiquidity(state, left, right, budget));
+    if (paid[0] === 0n && paid[1] === 0n) return null;
+    this.depositTokens(world, owner, state.tokens, paid);
+    const counter = this.lptCounters.get(poolId) ?? 0;
+    const lptId = `${poolId}#${counter + 1}`;
+    const args = { pool_id: poolId, left_point: left, right_point: right, ...amountArgs(paid) };
+    world.chain.transact(owner, world.contracts.AmmDclA, [{ method: 'add_liquidity', args, deposit: ONE_YOCTO, gas: 50n * TGAS }], (r) => {
+      const s = this.pool(poolId);
+      if (left % s.pointDelta !== 0 || right % s.pointDelta !== 0) throw new Panic('E200: invalid params');
+      const liquidity = affordableLiquidity(s, left, right, paid);
+      if (liquidity === 0n) throw new Panic('E214: invalid liquidity');
+      this.lptCounters.set(poolId, counter + 1);
+      r.onRevert(() => this.lptCounters.set(poolId, counter));
+      const position: DclDevnetPosition = { lptId, owner, poolId, left, right, liquidity: 0n };
+      this.setPosition(r, position);
+      this.provide(r, position, liquidity, 'liquidity_added');
+    });
+    return this.positions.has(lptId) ? lptId : null;
+  }
+
+  /** More liquidity in an existing position: deposit what it costs, then `append_liquidity`. */
+  appendPosition(world: World, owner: string, lptId: string, budget: [bigint, bigint]): void {
+    const position = this.position(lptId);
+    const state = this.pool(position.poolId);
+    const paid = depositAmounts(state, position.left, position.right, affordableLiquidity(state, position.left, position.right, budget));
+    if (paid[0] === 0n && paid[1] === 0n) return;
+    this.depositTokens(world, owner, state.tokens, paid);
+    const args = { lpt_id: lptId, ...amountArgs(paid) };
+    world.chain.transact(owner, world.contracts.AmmDclA, [{ method: 'append_liquidity', args, deposit: ONE_YOCTO, gas: 50n * TGAS }], (r) => {
+      const p = this.positions.get(lptId);
+      if (p === undefined || p.owner !== owner) throw new Panic('E218: not the position owner');
+      const liquidity = affordableLiquidity(this.pool(p.poolId), p.left, p.right, paid);
+      if (liquidity === 0n) throw new Panic('E214: invalid liquidity');
+      this.provide(r, p, liquidity, 'liquidity_append');
+    });
+  }
+
+  /** `remove_liquidity` of `amount` from the position, then the refunded tokens withdrawn to the owner. */
+  removePosition(world: World, owner: string, lptId: string, amount: bigint): void {
+    const args = { lpt_id: lptId, amount: String(amount), min_amount_x: '0', min_amount_y: '0' };
+    let refund: [bigint, bigint] = [0n, 0n];
+    let tokens: readonly string[] = [];
+    world.chain.transact(owner, world.contracts.AmmDclA, [{ method: 'remove_liquidity', args, deposit: ONE_YOCTO, gas: 50n * TGAS }], (r) => {
+      const p = this.positions.get(lptId);
+      if (p === undefined || p.owner !== owner) throw new Panic('E218: not the position owner');
+      if (amount <= 0n || amount > p.liquidity) throw new Panic('E204: invalid liquidity amount');
+      const before = this.pool(p.poolId);
+      refund = withdrawAmounts(before, p.left, p.right, amount);
+      tokens = before.tokens;
+      this.setPool(r, removeLiquidity(before, p.left, p.right, amount));
+      const rest = { ...p, liquidity: p.liquidity - amount };
+      this.setPosition(r, rest);
+      refund.forEach((a, i) => this.credit(r, owner, before.tokens[i]!, a));
+      r.event('dcl.ref', '1.0.0', 'liquidity_removed', [
+        {
+          lpt_id: lptId,
+          owner_id: owner,
+          pool_id: p.poolId,
+          left_point: p.left,
+          right_point: p.right,
+          removed_amount: String(amount),
+          cur_amount: String(rest.liquidity),
+          refund_token_x: String(refund[0]),
+          refund_token_y: String(refund[1]),
+          claim_fee_token_x: '0',
+          claim_fee_token_y: '0',
+        },
+      ]);
+    });
+    refund.forEach((a, i) => {
+      if (a > 0n) this.withdraw(world, owner, tokens[i]!, a);
+    });
+  }
+
+  /** `withdraw_asset`: `amount` of the inner balance sent back with `ft_transfer`. */
+  withdraw(world: World, account: string, token: string, amount: bigint): void {
+    const args = { token_id: token, amount: String(amount), skip_unwrap_near: true };
+    world.chain.transact(account, world.contracts.AmmDclA, [{ method: 'withdraw_asset', args, deposit: ONE_YOCTO, gas: 50n * TGAS }], (r) => {
+      this.credit(r, account, token, -amount);
+      world.tokens.payout(r, token, account, amount);
+    });
+  }
+
+  /** What `amountIn` of `tokenIn` gives through `poolIds`: per hop the swap, or null when a hop would not be
+   * played (incomplete, nothing out, input left over, or the contract would panic). */
+  quote(poolIds: readonly string[], tokenIn: string, amountIn: bigint): Array<{ state: DclPoolState; tokenIn: string; result: DclSwapResult }> | null {
+    const hops: Array<{ state: DclPoolState; tokenIn: string; result: DclSwapResult }> = [];
+    let token = tokenIn;
+    let amount = amountIn;
+    for (const poolId of poolIds) {
+      const state = this.pools.get(poolId);
+      if (state === undefined || !state.tokens.includes(token)) return null;
+      const result = trySwap(state, token, amount);
+      if (result === null || !result.complete || result.amountOut === 0n || result.amountIn !== amount) return null;
+      hops.push({ state, tokenIn: token, result });
+      token = otherToken(state, token);
+      amount = result.amountOut;
+    }
+    return hops;
+  }
+
+  /** A `Swap` of `amountIn` of `tokenIn` through `poolIds`, refused below `minOut`. */
+  swap(world: World, trader: string, poolIds: readonly string[], tokenIn: string, amountIn: bigint, minOut: bigint): void {
+    const outputToken = poolIds.reduce((token, poolId) => otherToken(this.pool(poolId), token), tokenIn);
+    const msg = JSON.stringify({ Swap: { pool_ids: poolIds, output_token: outputToken, min_output_amount: String(minOut), skip_unwrap_near: true } });
+    const gas = 50n * TGAS + 50n * TGAS * BigInt(poolIds.length);
+    world.tokens.transferCall(trader, tokenIn, world.contracts.AmmDclA, amountIn, msg, (r) => this.onSwap(world, r, trader, poolIds, tokenIn, amountIn, outputToken, minOut), gas);
+  }
+
+  // ---- inside the contract's receipts ----
+
+  /** `ft_on_transfer` with a `Swap` msg: every hop moves its pool and logs `swap`; the output is paid back. */
+  private onSwap(world: World, r: Receipt, trader: string, poolIds: readonly string[], tokenIn: string, amountIn: bigint, outputToken: string, minOut: bigint): bigint {
+    let token = tokenIn;
+    let amount = amountIn;
+    for (const poolId of poolIds) {
+      const state = this.pools.get(poolId);
+      if (state === undefined) throw new Panic('E403: pool not found');
+      if (!state.tokens.includes(token)) throw new Panic('E404: invalid token');
+      const result = trySwap(state, token, amount);
+      if (result === null || !result.complete) throw new Panic('E209: not enough liquidity');
+      const out = otherToken(state, token);
+      this.setPool(r, result.state);
+      r.event('dcl.ref', '1.0.0', 'swap', [
+        {
+          swapper: trader,
+          token_in: token,
+          token_out: out,
+          amount_in: String(amount),
+          amount_out: String(result.amountOut),
+          pool_id: poolId,
+          total_fee: String(result.fee),
+          protocol_fee: String((result.fee * PROTOCOL_FEE_RATE) / 10_000n),
+        },
+      ]);
+      recordTrade(world, r, { dex: 'AmmDclA', poolId, trader, tokenIn: token, tokenOut: out, amountIn: amount, amountOut: result.amountOut });
+      token = out;
+      amount = result.amountOut;
+    }
+    if (token !== outputToken) throw new Panic('E212: invalid output token');
+    if (amount < minOut) throw new Panic('E204: slippage error');
+    world.tokens.payout(r, token, trader, amount);
+    return 0n;
+  }
+
+  /** `liquidity` more for `position`, paid from its owner's inner balance, logged as `event`. */
+  private provide(r: Receipt, position: DclDevnetPosition, liquidity: bigint, event: 'liquidity_added' | 'liquidity_append'): void {
+    const before = this.pool(position.poolId);
+    const paid = depositAmounts(before, position.left, position.right, liquidity);
+    paid.forEach((a, i) => this.credit(r, position.owner, before.tokens[i]!, -a));
+    this.setPool(r, addLiquidity(before, position.left, position.right, liquidity));
+    const after = { ...position, liquidity: position.liquidity + liquidity };
+    this.setPosition(r, after);
+    r.event('dcl.ref', '1.0.0', event, [
+      {
+        lpt_id: position.lptId,
+        owner_id: position.owner,
+        pool_id: position.poolId,
+        left_point: position.left,
+        right_point: position.right,
+        added_amount: String(liquidity),
+        cur_amount: String(after.liquidity),
+        paid_token_x: String(paid[0]),
+        paid_token_y: String(paid[1]),
+        ...(event === 'liquidity_append' ? { claim_fee_token_x: '0', claim_fee_token_y: '0' } : {}),
+      },
+    ]);
+  }
+
+  /** `ft_transfer_call`s with msg "Deposit" of the non-zero `amounts` of `tokens` into `account`'s inner balance. */
+  private depositTokens(world: World, account: string, tokens: readonly string[], amounts: readonly bigint[]): void {
+    tokens.forEach((token, i) => {
+      const amount = amounts[i]!;
+      if (amount === 0n) return;
+      world.tokens.transferCall(account, token, world.contracts.AmmDclA, amount, DEPOSIT_MSG, (r) => {
+        if (!this.registered.has(account)) throw new Panic('E100: storage deposit required');
+        this.credit(r, account, token, amount);
+        return 0n;
+      });
+    });
+  }
+
+  // ---- state, with undo should the receipt fail ----
+
+  private setPool(r: Receipt, state: DclPoolState): void {
+    const before = this.pool(state.poolId);
+    this.pools.set(state.poolId, state);
+    r.onRevert(() => this.pools.set(state.poolId, before));
+  }
+
+  /** Stores the position; one without liquidity is gone (its lpt burned). */
+  private setPosition(r: Receipt, position: DclDevnetPosition): void {
+    const before = this.positions.get(position.lptId);
+    if (position.liquidity === 0n && before !== undefined) this.positions.delete(position.lptId);
+    else this.positions.set(position.lptId, position);
+    r.onRevert(() => (before === undefined ? this.positions.delete(position.lptId) : this.positions.set(position.lptId, before)));
+  }
+
+  private credit(r: Receipt, account: string, token: string, amount: bigint): void {
+    const inner = this.deposits.get(account);
+    if (inner === undefined) throw new Panic('E100: storage deposit required');
+    const before = inner.get(token) ?? 0n;
+    if (before + amount < 0n) throw new Panic('E101: insufficient balance');
+    inner.set(token, before + amount);
+    r.onRevert(() => inner.set(token, before));
+  }
+
+  private position(lptId: string): DclDevnetPosition {
+    const p = this.positions.get(lptId);
+    if (p === undefined) throw new Error(`devnet AmmDclA: no position ${lptId}`);
+    return p;
+  }
+
+  // ---- the random user ----
+
+  /** One or two pools; the input at most 2% of the trader's balance, halved until every hop takes at most 1% of
+   * its pool's output reserve. */
+  private randomSwap(world: World, trader: string): void {
+    const { rng, tokens } = world;
+    const pools = [...this.pools.values()];
+    const first = rng.pick(pools);
+    const tokenIn = first.tokens[rng.int(2)]!;
+    let tokenOut = otherToken(first, tokenIn);
+    const path = [first.poolId];
+    const next = pools.filter((p) => p !== first && p.tokens.includes(tokenOut) && !p.tokens.includes(tokenIn));
+    if (next.length && rng.chance(0.3)) {
+      const p = rng.pick(next);
+      path.push(p.poolId);
+      tokenOut = otherToken(p, tokenOut);
+    }
+    if (!tokens.isRegistered(tokenIn, trader) || !tokens.isRegistered(tokenOut, trader)) return;
+    const cap = tokens.balance(tokenIn, trader) / 50n;
+    if (cap < 1n) return;
+    let amountIn = rng.bigint(1n, cap);
+    let hops = this.quote(path, tokenIn, amountIn);
+    while (hops !== null && !hops.every((h) => h.result.amountOut <= reserveOf(h.state, otherToken(h.state, h.tokenIn)) / 100n)) {
+      amountIn /= 2n;
+      hops = amountIn > 0n ? this.quote(path, tokenIn, amountIn) : null;
+    }
+    if (hops === null) return;
+    const expected = hops.at(-1)!.result.amountOut;
+    // One swap in twenty asks for one unit more than the pools give: the receipt fails after logging its hops.
+    const minOut = rng.chance(0.05) ? expected + 1n : (expected * 99n) / 100n;
+    this.swap(world, trader, path, tokenIn, amountIn, minOut);
+  }
+
+  /** Removes part or all of one of the trader's positions, appends to one, or opens one (at most 5% of the
+   * trader's balances), around the current point or on one side of it. */
+  private randomLiquidityChange(world: World, trader: string): void {
+    const { rng, tokens } = world;
+    const mine = [...this.positions.values()].filter((p) => p.owner === trader);
+    if (mine.length && rng.chance(0.5)) {
+      const p = rng.pick(mine);
+      this.removePosition(world, trader, p.lptId, rng.chance(0.5) ? p.liquidity : rng.bigint(1n, p.liquidity));
+      return;
+    }
+    const budgetOf = (state: DclPoolState): [bigint, bigint] => {
+      const [x, y] = state.tokens.map((t) => (tokens.isRegistered(t, trader) ? tokens.balance(t, trader) / 20n : 0n));
+      return [rng.bigint(0n, x!), rng.bigint(0n, y!)];
+    };
+    if (mine.length && rng.chance(0.3)) {
+      const p = rng.pick(mine);
+      this.appendPosition(world, trader, p.lptId, budgetOf(this.pool(p.poolId)));
+      return;
+    }
+    const state = rng.pick([...this.pools.values()]);
+    const delta = state.pointDelta;
+    const cp = state.currentPoint;
+    const width = delta * (1 + rng.int(Math.max(1, Math.floor(2_000 / delta))));
+    let left = alignDown(cp - width, delta);
+    let right = alignUp(cp + width + 1, delta);
+    const side = rng.int(5);
+    if (side === 0) [left, right] = [alignUp(cp + 1, delta), alignUp(cp + 1, delta) + width]; // all X, above the price
+    else if (side === 1) [left, right] = [alignDown(cp, delta) - width, alignDown(cp, delta)]; // all Y, below it
+    this.addPosition(world, trader, state.poolId, left, right, budgetOf(state));
+  }
+}
+
+// ---- the contract's amounts (pure) ----
+
+/** iZiSwap liquidity.sol `_computeDepositXY`: what `liquidity` over [left, right) costs now, [x, y], rounded up
+ * (the current point takes only Y). */
+export function depositAmounts(state: DclPoolState, left: number, right: number, liquidity: bigint): [bigint, bigint] {
+  if (liquidity === 0n) return [0n, 0n];
+  const pc = state.currentPoint;
+  const sqrtPriceR = getSqrtPrice(right);
+  let x = 0n;
+  let y = 0n;
+  if (left < pc) y += getAmountY(liquidity, getSqrtPrice(left), right < pc ? sqrtPriceR : state.sqrtPrice96, true);
+  if (right > pc) x += getAmountX(liquidity, left > pc ? left : pc + 1, right, sqrtPriceR, true);
+  if (left <= pc && right > pc) y += mulDivCeil(liquidity, state.sqrtPrice96, POW96);
+  return [x, y];
+}
+
+/** iZiSwap liquidity.sol `_computeWithdrawXY`: what removing `liquidity` over [left, right) gives back, rounded
+ * down; at the current point the Y part goes first. */
+export function withdrawAmounts(state: DclPoolState, left: number, right: number, liquidity: bigint): [bigint, bigint] {
+  const pc = state.currentPoint;
+  const sqrtPriceR = getSqrtPrice(right);
+  let x = 0n;
+  let y = 0n;
+  if (left < pc) y += getAmountY(liquidity, getSqrtPrice(left), right < pc ? sqrtPriceR : state.sqrtPrice96, false);
+  if (right > pc) x += getAmountX(liquidity, left > pc ? left : pc + 1, right, sqrtPriceR, false);
+  if (left <= pc && right > pc) {
+    const liquidityY = state.liquidity - state.liquidityX;
+    const fromY = liquidityY < liquidity ? liquidityY : liquidity;
+    y += mulDivFloor(fromY, state.sqrtPrice96, POW96);
+    x += mulDivFloor(liquidity - fromY, POW96, state.sqrtPrice96);
+  }
+  return [x, y];
+}
+
+/** The most liquidity over [left, right) whose deposit fits `budget` [x, y] (deposits grow with liquidity). */
+export function affordableLiquidity(state: DclPoolState, left: number, right: number, budget: readonly [bigint, bigint]): bigint {
+  const fits = (liquidity: bigint): boolean => {
+    try {
+      const [x, y] = depositAmounts(state, left, right, liquidity);
+      return x <= budget[0] && y <= budget[1];
+    } catch (err) {
+      if (err instanceof DclMathError) return false; // beyond the contract's integers
+      throw err;
+    }
+  };
+  // Invariant: fits(low), !fits(high).
+  let low = 0n;
+  let high = 1n;
+  while (fits(high)) {
+    low = high;
+    high *= 2n;
+    if (high > 1n << 128n) return low;
+  }
+  while (high - low > 1n) {
+    const middle = (low + high) / 2n;
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
+function amountArgs(paid: [bigint, bigint]): Record<string, string> {
+  return {
+    amount_x: String(paid[0]),
+    amount_y: String(paid[1]),
+    min_amount_x: String((paid[0] * 99n) / 100n),
+    min_amount_y: String((paid[1] * 99n) / 100n),
+  };
+}
+
+function trySwap(state: DclPoolState, tokenIn: string, amountIn: bigint): DclSwapResult | null {
+  try {
+    return swapExactIn(state, tokenIn, amountIn);
+  } catch (err) {
+    if (err instanceof DclMathError) return null;
+    throw err;
+  }
+}
+
+function otherToken(state: DclPoolState, token: string): string {
+  return state.tokens[0] === token ? state.tokens[1] : state.tokens[0];
+}
+
+function reserveOf(state: DclPoolState, token: string): bigint {
+  return state.amounts[state.tokens.indexOf(token)]!;
+}
+
+function alignDown(point: number, delta: number): number {
+  return Math.floor(point / delta) * delta;
+}
+
+function alignUp(point: number, delta: number): number {
+  return Math.ceil(point / delta) * delta;
+}

@@ -1,0 +1,130 @@
+// StakeC (xRHEA) on the devnet: RHEA (`contracts.StakeCUnderlying` = token.rhealab.near) staked into
+// `contracts.StakeC` (xtoken.rhealab.near, also the xRHEA token), modelled on Ref's xREF contract, which xRHEA
+// descends from (ref-finance/ref-token xref-token/src/xref.rs; dexes/stake-c/README.md):
+// - stake: `ft_transfer_call` of RHEA to the xtoken contract with msg `{"Stake":{}}` (the aggregator's message);
+//   its `ft_on_transfer` first streams the pending reward into the locked amount, then mints
+//   floor(amount·supply/locked) xRHEA (`ERR_STAKE_TOO_SMALL` when that is 0; `Account not registered.` when the
+//   staker has no xRHEA storage) with a NEP-141 `ft_mint` event, the record dexes/stake-c/decode.ts reads;
+// - reward: any other msg adds the amount to the undistributed reward (xREF's `Add reward ..` and `.. add ..
+//   assets as reward` lines), streamed into the locked amount at `reward_per_sec` from then on, so the rate drifts up
+//   with time.
+// The rate is in no log and in no known storage layout (the decoder reads none), so the pools table holds no StakeC
+// row and reserves() is empty. Unknown (?): xRHEA's reward msg (written `{"Reward":{}}` here) and whether it adds
+// the xREF stake line (not written: the README asks for the `ft_mint` event). Unstaking is not modelled (its exit
+// fee rule is not public). The xRHEA supply starts at 1 xRHEA minted to the contract, backed by 1 RHEA the treasury
+// sends it (xREF divides by the supply, so it cannot start empty).
+import { xrheaStake } from '../../../dexes/stake-c/math.ts';
+import { stakeRateState } from '../../../dexes/stake/rate.ts';
+import { Panic, type Receipt } from './chain.ts';
+import { RHEA_METADATA, STAKED_TOKEN_METADATA, TGAS } from './stake.ts';
+import { recordTrade, type DevnetDex, type World } from './world.ts';
+
+const RHEA = 10n ** 18n;
+const SEED = RHEA;
+const RHEA_SUPPLY = 1_000_000_000n * RHEA;
+const GENESIS_STAKE = 100_000n * RHEA;
+const GENESIS_REWARD_FUND = 1_000_000n * RHEA;
+/** Streamed into the locked amount every second while the fund lasts. */
+export const XRHEA_REWARD_PER_SEC = RHEA;
+const STAKE_MSG = JSON.stringify({ Stake: {} });
+const REWARD_MSG = JSON.stringify({ Reward: {} });
+
+export class StakeCDevnet implements DevnetDex {
+  readonly id = 'StakeC' as const;
+  /** locked RHEA (L), xRHEA supply (X). */
+  private locked = 0n;
+  private supply = 0n;
+  private undistributed = 0n;
+  private rewardPerSec = 0n;
+  private prevDistributionSec = 0n;
+
+  genesis(world: World): void {
+    const { tokens, contracts, treasury, wallets, rng, chain } = world;
+    const rhea = contracts.StakeCUnderlying;
+    const xRhea = contracts.StakeC;
+    tokens.deploy({ contractId: rhea, ...RHEA_METADATA }, treasury, RHEA_SUPPLY);
+    tokens.deploy({ contractId: xRhea, ...STAKED_TOKEN_METADATA.StakeC }, xRhea, SEED);
+    this.prevDistributionSec = nowSec(world);
+    tokens.register(treasury, rhea, xRhea);
+    tokens.send(treasury, rhea, xRhea, SEED);
+    [this.locked, this.supply] = [SEED, SEED];
+    const rewardCall = { method: 'modify_reward_per_sec', args: { reward_per_sec: XRHEA_REWARD_PER_SEC.toString(), distribute_before_change: true }, deposit: 1n };
+    chain.transact(treasury, xRhea, [rewardCall], (r) => {
+      this.snapshot(r);
+      this.distributeReward(world);
+      this.rewardPerSec = XRHEA_REWARD_PER_SEC;
+    });
+    tokens.register(treasury, xRhea);
+    this.stake(world, treasury, GENESIS_STAKE);
+    this.depositReward(world, treasury, GENESIS_REWARD_FUND);
+    for (const wallet of wallets) {
+      tokens.register(wallet, rhea);
+      tokens.send(treasury, rhea, wallet, rng.bigint(1_000n, 50_000n) * RHEA);
+    }
+  }
+
+  act(world: World, trader: string): void {
+    const { rng, tokens, contracts } = world;
+    const balance = tokens.balance(contracts.StakeCUnderlying, trader);
+    if (balance < RHEA) return;
+    // As an aggregator's route does, the staker registers with xRHEA first when needed.
+    if (!tokens.isRegistered(contracts.StakeC, trader)) tokens.register(trader, contracts.StakeC);
+    // One stake in twenty is of 1 unit: it mints nothing, ERR_STAKE_TOO_SMALL, and the RHEA is refunded.
+    this.stake(world, trader, rng.chance(0.05) ? 1n : rng.bigint(RHEA, balance / 10n > RHEA ? balance / 10n : RHEA));
+  }
+
+  reserves(): Map<string, bigint[]> {
+    return new Map();
+  }
+
+  /** `ft_transfer_call` of `amount` RHEA to the xtoken contract with the stake msg, signed by `account`. */
+  stake(world: World, account: string, amount: bigint): Receipt {
+    const { tokens, contracts } = world;
+    const xRhea = contracts.StakeC;
+    return tokens.transferCall(account, contracts.StakeCUnderlying, xRhea, amount, STAKE_MSG, (r) => {
+      this.snapshot(r);
+      this.distributeReward(world);
+      if (!tokens.isRegistered(xRhea, account)) throw new Panic('Account not registered.');
+      const { sharesOut: minted, after } = xrheaStake(stakeRateState(contracts.StakeCUnderlying, xRhea, this.locked, this.supply, 'devnet'), amount);
+      if (minted === 0n) throw new Panic('ERR_STAKE_TOO_SMALL');
+      [this.locked, this.supply] = after.amounts;
+      tokens.mint(r, account, minted);
+      recordTrade(world, r, { dex: 'StakeC', poolId: xRhea, trader: account, tokenIn: contracts.StakeCUnderlying, tokenOut: xRhea, amountIn: amount, amountOut: minted });
+      return 0n;
+    }, 100n * TGAS);
+  }
+
+  /** A reward deposit: RHEA to stream into the locked amount. */
+  private depositReward(world: World, account: string, amount: bigint): void {
+    world.tokens.transferCall(account, world.contracts.StakeCUnderlying, world.contracts.StakeC, amount, REWARD_MSG, (r) => {
+      this.snapshot(r);
+      this.distributeReward(world);
+      r.log(`Add reward ${amount} token with msg ${REWARD_MSG}`);
+      this.undistributed += amount;
+      r.log(`${account} add ${amount} assets as reward`);
+      return 0n;
+    }, 100n * TGAS);
+  }
+
+  /** xREF `distribute_reward`: min(reward_per_sec·Δs, undistributed) moves into the locked amount. */
+  private distributeReward(world: World): void {
+    const now = nowSec(world);
+    const reward = minBig(this.rewardPerSec * (now - this.prevDistributionSec), this.undistributed);
+    this.undistributed -= reward;
+    this.locked += reward;
+    this.prevDistributionSec = now;
+  }
+
+  private snapshot(r: Receipt): void {
+    const saved = [this.locked, this.supply, this.undistributed, this.rewardPerSec, this.prevDistributionSec] as const;
+    r.onRevert(() => ([this.locked, this.supply, this.undistributed, this.rewardPerSec, this.prevDistributionSec] = saved));
+  }
+}
+
+function nowSec(world: World): bigint {
+  return BigInt(Math.floor(world.chain.timestampMs / 1000));
+}
+
+function minBig(a: bigint, b: bigint): bigint {
+  return a < b ? a : b;
+}

@@ -1,0 +1,198 @@
+// StakeB (LiNEAR, `contracts.StakeB` = linear-protocol.near) and StakeD (rNEAR, `contracts.StakeD` =
+// lst.rhealab.near, a LiNEAR derivative) on the devnet: the contract is the token, `deposit_and_stake {}` with NEAR
+// attached mints it. Logs as dexes/stake-b/README.md and dexes/stake-d/README.md give them ("Exact formats"):
+//   LiNEAR: `deposit` event, `stake` event, NEP-141 `ft_mint` (memo "stake"), then
+//           `Contract total staked balance is <N>. Total number of shares <S>`;
+//   rNEAR:  `deposit` event, `ft_mint`, `stake` event, the same totals line.
+// Amounts with the folders' math.ts: LiNEAR charges floor(shares·N/S) of the deposit (the few yocto left stay the
+// account's unstaked balance) and adds ceil(shares·N/S) to N; rNEAR charges and adds the whole deposit.
+// Rewards: the operator's `epoch_update_rewards {validator_id}` raises N and logs the `epoch_update_rewards` event
+// (one receipt here, instead of the validator call and its callback). LiNEAR writes `STATE` (its leading fields:
+// owner, managers, treasury, total_share_amount, total_staked_near_amount) on every change, so its pools row follows
+// each reward at once; rNEAR's storage layout is unknown (its decoder reads the totals line only), so the devnet
+// writes no storage for it and its pools row shows a reward at the next stake.
+// Simplifications: no unstaking (delayed on both: no trade), no reward fees for beneficiaries; `STATE` holds only
+// the leading fields the decoder reads; the tokens are deployed with near-contract-standards' `new {owner_id,
+// total_supply, metadata}`, its 10 NEAR seed (LiNEAR's init stakes 10 NEAR of its own) minted to the contract.
+import { BorshWriter } from '../../../near/borsh.ts';
+import { NEAR_TOKEN_ID } from '../../../near/token-id.ts';
+import { linearStake } from '../../../dexes/stake-b/math.ts';
+import { rnearStake } from '../../../dexes/stake-d/math.ts';
+import { stakeRateState, type StakeRateState } from '../../../dexes/stake/rate.ts';
+import { Panic, type Receipt } from './chain.ts';
+import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward } from './stake.ts';
+import { recordTrade, type DevnetDex, type World } from './world.ts';
+
+/** The NEAR (and shares) the contract stakes for itself at init. */
+export const LINEAR_INIT_SEED = 10n * NEAR;
+const GENESIS_STAKE = 100_000n * NEAR;
+/** The validator the staked NEAR sits with: the devnet's only block producer (chain.ts's block author). */
+const DEVNET_VALIDATOR = 'devnet.poolv1.near';
+
+interface LinearStyleOptions {
+  id: 'StakeB' | 'StakeD';
+  /** The NEP-297 standard of its events (LiNEAR: `linear`). */
+  standard: string;
+  /** LiNEAR: the deposit's rounding remainder stays unstaked and the mint comes after the stake event. */
+  flavour: 'linear' | 'rnear';
+  /** Writes `STATE` on every change (LiNEAR; rNEAR's layout is not known). */
+  writesState: boolean;
+  /** Rewards accrued "before" the devnet began, in percent of the genesis stake. */
+  genesisRewardPercent: bigint;
+}
+
+abstract class LinearStyleDevnet implements DevnetDex {
+  abstract readonly id: 'StakeB' | 'StakeD';
+  /** [total NEAR staked, total shares]. */
+  private totals: [bigint, bigint] = [0n, 0n];
+  /** The totals of the last totals line (what rNEAR's pools row holds). */
+  private logged: [bigint, bigint] | null = null;
+  private readonly unstaked = new Map<string, bigint>();
+  private readonly epochs = new EpochClock();
+  private contractId = '';
+  private owner = '';
+
+  constructor(private readonly options: LinearStyleOptions) {}
+
+  protected abstract contractOf(world: World): string;
+
+  genesis(world: World): void {
+    const { tokens, treasury } = world;
+    this.contractId = this.contractOf(world);
+    this.owner = treasury;
+    tokens.deploy({ contractId: this.contractId, ...STAKED_TOKEN_METADATA[this.options.id] }, this.contractId, LINEAR_INIT_SEED);
+    this.totals = [LINEAR_INIT_SEED, LINEAR_INIT_SEED];
+    this.stake(world, treasury, GENESIS_STAKE);
+    this.updateRewards(world, (this.totals[0] * this.options.genesisRewardPercent) / 100n);
+  }
+
+  act(world: World, trader: string): void {
+    const { rng } = world;
+    if (this.epochs.due(world)) {
+      this.updateRewards(world, epochReward(world, this.totals[0]));
+      return;
+    }
+    // One stake in twenty is of 1 yocto: no share is minted and the contract panics after the deposit event.
+    this.stake(world, trader, rng.chance(0.05) ? 1n : rng.bigint(NEAR / 10n, 300n * NEAR));
+  }
+
+  reserves(): Map<string, bigint[]> {
+    const amounts = this.options.writesState ? this.totals : this.logged;
+    return amounts === null || this.contractId === '' ? new Map() : new Map([[this.contractId, [...amounts]]]);
+  }
+
+  /** The rate now: [N, S] as a stake pool state. */
+  rate(): StakeRateState {
+    return stakeRateState(NEAR_TOKEN_ID, this.contractId, this.totals[0], this.totals[1], 'devnet');
+  }
+
+  /** `deposit_and_stake {}` with `deposit` attached, signed by `account`. */
+  stake(world: World, account: string, deposit: bigint): Receipt {
+    const { id, standard, flavour } = this.options;
+    const contractId = this.contractId;
+    const call = { method: 'deposit_and_stake', args: {}, deposit, gas: 50n * TGAS };
+    return world.chain.transact(account, contractId, [call], (r) => {
+      this.snapshot(r);
+      const before = this.unstaked.get(account) ?? 0n;
+      const afterDeposit = before + deposit;
+      this.unstaked.set(account, afterDeposit);
+      r.event(standard, '1.0.0', 'deposit', [{ account_id: account, amount: deposit.toString(), new_unstaked_balance: afterDeposit.toString() }]);
+      let minted: bigint;
+      let charged: bigint;
+      let after: StakeRateState;
+      if (flavour === 'linear') {
+        ({ sharesOut: minted, charged, after } = linearStake(this.rate(), deposit));
+      } else {
+        ({ sharesOut: minted, after } = rnearStake(this.rate(), deposit));
+        charged = deposit;
+      }
+      if (minted === 0n) throw new Panic('The calculated number of "stake" shares received for staking should be positive');
+      const unstaked = afterDeposit - charged;
+      this.unstaked.set(account, unstaked);
+      this.totals = [after.amounts[0], after.amounts[1]];
+      const stakeEvent = {
+        account_id: account,
+        staked_amount: charged.toString(),
+        minted_stake_shares: minted.toString(),
+        new_unstaked_balance: unstaked.toString(),
+        new_stake_shares: (world.tokens.balance(contractId, account) + minted).toString(),
+      };
+      if (flavour === 'linear') r.event(standard, '1.0.0', 'stake', [stakeEvent]);
+      world.tokens.mint(r, account, minted, 'stake');
+      if (flavour === 'rnear') r.event(standard, '1.0.0', 'stake', [stakeEvent]);
+      r.log(`Contract total staked balance is ${this.totals[0]}. Total number of shares ${this.totals[1]}`);
+      this.logged = [...this.totals];
+      this.writeState(r);
+      recordTrade(world, r, { dex: id, poolId: contractId, trader: account, tokenIn: NEAR_TOKEN_ID, tokenOut: contractId, amountIn: charged, amountOut: minted });
+      return minted.toString();
+    });
+  }
+
+  /** The operator's `epoch_update_rewards`: the validator's balance grew by `rewards`, and so does N. */
+  private updateRewards(world: World, rewards: bigint): void {
+    const validator = DEVNET_VALIDATOR;
+    const call = { method: 'epoch_update_rewards', args: { validator_id: validator }, gas: 50n * TGAS };
+    world.chain.transact(`operator.${this.contractId}`, this.contractId, [call], (r) => {
+      this.snapshot(r);
+      const oldBalance = this.totals[0];
+      this.totals = [oldBalance + rewards, this.totals[1]];
+      r.event(this.options.standard, '1.0.0', 'epoch_update_rewards', [
+        { validator_id: validator, old_balance: oldBalance.toString(), new_balance: this.totals[0].toString(), rewards: rewards.toString() },
+      ]);
+      this.writeState(r);
+    });
+  }
+
+  private snapshot(r: Receipt): void {
+    const totals = this.totals;
+    const logged = this.logged;
+    const unstaked = new Map(this.unstaked);
+    r.onRevert(() => {
+      this.totals = totals;
+      this.logged = logged;
+      this.unstaked.clear();
+      for (const [a, v] of unstaked) this.unstaked.set(a, v);
+    });
+  }
+
+  /** LiNEAR's `STATE` leading fields (dexes/stake-b/state.ts reads them); nothing for rNEAR. */
+  private writeState(r: Receipt): void {
+    if (!this.options.writesState) return;
+    const w = new BorshWriter()
+      .string(this.owner)
+      // managers: UnorderedSet { element_index: LookupMap { prefix }, elements: Vector { len, prefix } }
+      .bytesVec(Buffer.from('mi'))
+      .u64(1n)
+      .bytesVec(Buffer.from('me'))
+      .string(`treasury.${this.contractId}`)
+      .u128(this.totals[1])
+      .u128(this.totals[0]);
+    r.write(STATE_KEY, w.bytes());
+  }
+}
+
+export class StakeBDevnet extends LinearStyleDevnet {
+  readonly id = 'StakeB' as const;
+
+  constructor() {
+    super({ id: 'StakeB', standard: 'linear', flavour: 'linear', writesState: true, genesisRewardPercent: 30n });
+  }
+
+  protected contractOf(world: World): string {
+    return world.contracts.StakeB;
+  }
+}
+
+export class StakeDDevnet extends LinearStyleDevnet {
+  readonly id = 'StakeD' as const;
+
+  constructor() {
+    // The standard name of rNEAR's events is not known (?): its code derives from LiNEAR's, whose name it is taken
+    // to keep. The decoder matches the events by name and fields only.
+    super({ id: 'StakeD', standard: 'linear', flavour: 'rnear', writesState: false, genesisRewardPercent: 2n });
+  }
+
+  protected contractOf(world: World): string {
+    return world.contracts.StakeD;
+  }
+}
