@@ -43,19 +43,19 @@ describe.skipIf(!HAVE_FIXTURES)('AmmA pools from the mainnet fixture blocks', ()
       amounts: ['49704632411177514105395956001', '14430438044385477058156216213991'],
       total_fee: 30,
     });
-    const history = await db.pool.query(`select count(*)::int as n from pool_history`);
+    const history = await db.pool.query(`select count(*)::int as n from pool_history where dex = 'AmmA'`);
     expect(history.rows[0].n).toBe(5);
   });
 
   it('logs one swap event per Swapped line of a successful receipt, none for the failed one', async () => {
-    const swaps = await db.pool.query(`select block_height, payload->>'poolId' as pool from events where kind = 'swap' order by block_height, receipt_id, index`);
+    const swaps = await db.pool.query(`select block_height, payload->>'poolId' as pool from events where kind = 'swap' and payload->>'dex' = 'AmmA' order by block_height, receipt_id, index`);
     expect(swaps.rows.map((r) => Number(r.block_height))).toEqual([55905793, 81206675, 81206675, 151768255]);
     expect(swaps.rows.some((r) => Number(r.block_height) === 114081912)).toBe(false);
   });
 
   it('records one trade hop per Swapped line, with the amounts the logs give', async () => {
     const hops = await db.pool.query(
-      `select block_height::int as height, dex, pool_id, token_in, token_out, amount_in::text, amount_out::text from trade_hops order by block_height, receipt_id, index`,
+      `select block_height::int as height, dex, pool_id, token_in, token_out, amount_in::text, amount_out::text from trade_hops where dex = 'AmmA' order by block_height, receipt_id, index`,
     );
     // The four Swapped lines of successful v2.ref-finance.near receipts in the fixtures, read from the JSON.
     expect(hops.rows.map((r) => [r.height, r.token_in, r.amount_in, r.token_out, r.amount_out])).toEqual([

@@ -7,6 +7,8 @@ describe('openSource', () => {
       name: 'files:../shared/fixtures/blocks/mainnet',
       sparse: true,
     });
+    expect(await openSource('devnet')).toMatchObject({ name: 'devnet:dexlake', sparse: false });
+    expect((await openSource('devnet', { devnet: { seed: 'other' } })).name).toBe('devnet:other');
     expect(await openSource('neardata:mainnet')).toMatchObject({
       name: 'neardata:https://mainnet.neardata.xyz',
       sparse: false,
@@ -21,8 +23,8 @@ describe('openSource', () => {
   });
 
   it('says what it accepts for anything else', async () => {
-    await expect(openSource('devnet')).rejects.toThrow(/devnet is added by the DEX-indexing issue/);
-    await expect(openSource('rpc:mainnet')).rejects.toThrow(/unknown block source "rpc:mainnet": expected files:PATH/);
+    await expect(openSource('devnet:7')).rejects.toThrow(/the devnet takes its seed and pace from --devnet-seed and --devnet-speed/);
+    await expect(openSource('rpc:mainnet')).rejects.toThrow(/unknown block source "rpc:mainnet": expected devnet, files:PATH/);
     await expect(openSource('files:')).rejects.toThrow(/needs a path/);
     await expect(openSource('neardata:')).rejects.toThrow(/expected neardata:mainnet/);
     await expect(openSource('lake:https://bucket')).rejects.toThrow(/expected lake:mainnet/);
