@@ -1,26 +1,39 @@
 // The api process: Fastify wiring of every route family. It only reads tables; it never decodes blocks.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import cors from '@fastify/cors';
+import websocket from '@fastify/websocket';
 import pino, { type Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
+import { routing } from './routing/plugin.ts';
+import { tokenDataRoutes } from './tokens/plugin.ts';
 
 export interface ApiOptions {
   db: Db;
   /** The process's logger; without one, a pino logger of `logLevel` on stdout. */
   logger?: Logger;
   logLevel?: string;
+  /** NEAR network of the data (routing answers on mainnet only); default mainnet. */
+  network?: 'mainnet' | 'testnet';
+  /** QuoteA's solver relay (JSON-RPC at `{url}/rpc`); unset: no QuoteA quotes. */
+  quoteRelayUrl?: string | null;
 }
 
-export async function buildServer({ db, logger, logLevel = 'info' }: ApiOptions): Promise<FastifyInstance> {
+export async function buildServer({ db, logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null }: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger ?? pino({ level: logLevel, base: { proc: 'api' } })) as FastifyBaseLogger,
     // Per-request lines would drown the log under load; the metrics histogram counts requests instead.
     logController: new LogController({ disableRequestLogging: true }),
   });
   await app.register(cors, { origin: '*' });
+  // Once per server, for every WebSocket route family (/route/subscribe, /ws). Frames above 1 MiB are refused by
+  // the socket layer before they are buffered whole (the token API answers `too_large` above 64 KiB itself).
+  if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 1 << 20 } });
   metricsRoutes(app);
   healthRoutes(app, db);
+  routing(app, { db, network, quoteRelayUrl });
+  // Encapsulated: its error handler and paths are the token API's own.
+  await app.register(async (scope) => tokenDataRoutes(scope, { db }));
   return app;
 }

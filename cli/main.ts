@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig, settings, type Config, type SettingName } from './config.ts';
 
 const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
-const apiSettings: SettingName[] = ['port', 'host'];
+const apiSettings: SettingName[] = ['port', 'host', 'quoteRelayUrl'];
 const indexerSettings: SettingName[] = ['source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'indexerPort', 'relayPort', 'nearRpcUrl'];
 
 /** commander's attribute name for a flag: `--data-dir` -> `dataDir`. */

@@ -8,7 +8,12 @@ export async function serve(config: Config): Promise<void> {
   const signal = stopSignal();
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { connectTimeoutMs: 2_000 });
-    const app = await buildServer({ db, logger: processLogger('api', config.logLevel) });
+    const app = await buildServer({
+      db,
+      logger: processLogger('api', config.logLevel),
+      network: config.nearNetwork,
+      quoteRelayUrl: config.quoteRelayUrl ?? null,
+    });
     db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
     try {
       await app.listen({ port: config.port, host: config.host });

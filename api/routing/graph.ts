@@ -1,0 +1,273 @@
+// The routing state in memory: every pool of every DEX (from `pools`), token decimals and prices (`tokens`,
+// `token_market`), refreshed from the tables when a `dexlake_blocks` notification names what changed. The
+// notification is a hint: the rows are the truth, so a lost notification delays an update, never corrupts one,
+// and after a LISTEN reconnect everything is read again (design.md §4).
+import pgListen from 'pg-listen';
+import type { Db } from '../../db/connect.ts';
+import { sql } from '../../db/kysely.ts';
+import { NOTIFY_CHANNEL, parseBlocksNotification, type BlocksNotification } from '../../db/notify.ts';
+import { dclPoolStateFromJson } from '../../dexes/amm-dcl-a/state.ts';
+import { DEX_IDS, type DexId, type PoolStateCommon } from '../../dexes/events.ts';
+import { largestMovePpm } from './volatility.ts';
+
+/** A pool as the router reads it: the DEX's own state, amounts revived to bigint. */
+export interface RoutingPool {
+  dex: DexId;
+  poolId: string;
+  state: PoolStateCommon & Record<string, unknown>;
+  updatedHeight: number;
+}
+
+export interface TokenInfo {
+  decimals: number | null;
+  /** USD per whole token, the exact decimal text of `token_market.price_usd`; null when unknown. */
+  priceUsd: string | null;
+}
+
+// The pool `state` JSON keeps bigints as decimal strings (the event log's JSON form); these fields are amounts
+// in some DEX's state and come back as bigints. Anything else stays as JSON gave it.
+const AMOUNT_FIELDS = new Set([
+  'amounts',
+  'cAmounts',
+  'minFee',
+  'phantomLiquidity',
+  'totalShares',
+  'sharesTotalSupply',
+  'initAmpFactor',
+  'targetAmpFactor',
+  'initAmpTime',
+  'stopAmpTime',
+]);
+
+function reviveAmount(value: unknown): unknown {
+  if (typeof value === 'string' && /^-?\d+$/.test(value)) return BigInt(value);
+  if (Array.isArray(value)) return value.map(reviveAmount);
+  return value;
+}
+
+/** A `pools.state` JSON value with its amount fields as bigints. Pure. */
+export function reviveState(json: unknown): PoolStateCommon & Record<string, unknown> {
+  const state: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json as Record<string, unknown>)) {
+    state[key] = AMOUNT_FIELDS.has(key) ? reviveAmount(value) : value;
+  }
+  return state as PoolStateCommon & Record<string, unknown>;
+}
+
+// pg-listen is CommonJS with an `exports.default`: under Node's ESM interop the default import is module.exports.
+const createSubscriber = pgListen.default;
+
+/** The listener connection's application_name (visible in pg_stat_activity). */
+export const LISTENER_NAME = 'dexlake-routing-listen';
+
+const KNOWN_DEX: ReadonlySet<string> = new Set(DEX_IDS);
+const poolKey = (dex: string, poolId: string) => `${dex}:${poolId}`;
+
+export class RoutingGraph {
+  private readonly pools = new Map<string, RoutingPool>();
+  private readonly tokens = new Map<string, TokenInfo>();
+  private byDex = new Map<DexId, RoutingPool[]>();
+  /** Bumped on every change; subscriptions compare it. */
+  version = 0;
+  height = 0;
+  private queue: Promise<void> = Promise.resolve();
+  private readonly listeners = new Set<(changedPools: ReadonlySet<string> | 'all') => void>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Pools of one DEX, sorted by pool key (deterministic iteration for the pathfinders). */
+  poolsOf(dex: DexId): readonly RoutingPool[] {
+    return this.byDex.get(dex) ?? [];
+  }
+
+  token(id: string): TokenInfo | undefined {
+    return this.tokens.get(id);
+  }
+
+  /** Called after each applied change with the pool keys it touched (or 'all'). */
+  onChange(listener: (changedPools: ReadonlySet<string> | 'all') => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads every pool and token; changes are applied one at a time, in arrival order. */
+  loadAll(): Promise<void> {
+    return this.enqueue(async () => {
+      const [pools, tokens, market] = await Promise.all([
+        this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).execute(),
+        this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
+        this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
+      ]);
+      this.pools.clear();
+      for (const row of pools) this.putPool(row);
+      this.tokens.clear();
+      this.putTokens(tokens, market);
+      this.rebuildIndex();
+      this.changed('all');
+    });
+  }
+
+  /** Applies one notification: re-reads the pools and tokens it names (everything when it says `all`). */
+  apply(notification: BlocksNotification | null): Promise<void> {
+    if (notification === null || 'all' in notification) return this.loadAll();
+    const { pools: keys, tokens: tokenIds } = notification;
+    return this.enqueue(async () => {
+      const wanted = keys.map((key) => {
+        const at = key.indexOf(':');
+        return { dex: key.slice(0, at), poolId: key.slice(at + 1) };
+      });
+      const rows = wanted.length
+        ? await this.db.kysely
+            .selectFrom('pools')
+            .select(['dex', 'pool_id', 'state', 'updated_height'])
+            .where((eb) => eb.or(wanted.map((w) => eb.and([eb('dex', '=', w.dex), eb('pool_id', '=', w.poolId)]))))
+            .execute()
+        : [];
+      // A named pool without a row was deleted.
+      for (const key of keys) this.pools.delete(key);
+      for (const row of rows) this.putPool(row);
+      if (tokenIds.length) {
+        const [tokens, market] = await Promise.all([
+          this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
+          this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).where('token', 'in', tokenIds).execute(),
+        ]);
+        this.putTokens(tokens, market);
+      }
+      this.height = Math.max(this.height, notification.height);
+      this.rebuildIndex();
+      this.changed(new Set(keys));
+    });
+  }
+
+  /** NEP-145 registrations of `account` (contract ids), as indexed. */
+  async registrationsOf(account: string): Promise<Set<string>> {
+    const rows = await this.db.kysely.selectFrom('storage_registrations').select('contract_id').where('account_id', '=', account).execute();
+    return new Set(rows.map((r) => r.contract_id));
+  }
+
+  /**
+   * Recent volatility of pools (`Dex:poolId` keys): the largest price move between consecutive states among the
+   * last `depth` rows of pool_history, in ppm (volatility.ts); 0 for a pool without history.
+   */
+  async volatilityPpm(keys: readonly string[], depth = 10): Promise<Map<string, bigint>> {
+    const result = new Map<string, bigint>(keys.map((k) => [k, 0n]));
+    if (keys.length === 0) return result;
+    const split = keys.map((key) => [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)] as const);
+    const { rows } = await sql<{ dex: string; pool_id: string; block_height: number; kind: string; amounts: string[] }>`
+      select k.dex, k.pool_id, h.block_height, h.kind, h.amounts
+      from unnest(${split.map((s) => s[0])}::text[], ${split.map((s) => s[1])}::text[]) as k(dex, pool_id)
+      cross join lateral (
+        select block_height, kind, amounts from pool_history
+        where dex = k.dex and pool_id = k.pool_id
+        order by block_height desc limit ${depth + 1}
+      ) h`.execute(this.db.kysely);
+    const byPool = new Map<string, { height: number; kind: string; amounts: bigint[] }[]>();
+    for (const row of rows) {
+      const key = poolKey(row.dex, row.pool_id);
+      const list = byPool.get(key) ?? [];
+      list.push({ height: row.block_height, kind: row.kind, amounts: row.amounts.map((a) => BigInt(a)) });
+      byPool.set(key, list);
+    }
+    for (const [key, states] of byPool) result.set(key, largestMovePpm(states.sort((a, b) => b.height - a.height)));
+    return result;
+  }
+
+  /**
+   * LISTENs on the blocks channel over its own connection and applies each notification; a reconnect reloads
+   * everything. pg-listen reconnects for a few seconds; when it gives up, a fresh subscriber is opened a second
+   * later, until stopped (so a stop never leaves a retry loop behind for long). Resolves once listening, after a
+   * first full load; the returned function stops listening.
+   */
+  async listen(onError: (err: Error) => void = () => {}): Promise<() => Promise<void>> {
+    const { connectionString } = this.db.pool.options as { connectionString?: string };
+    let stopped = false;
+    let current: ReturnType<typeof createSubscriber> | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const open = async (): Promise<void> => {
+      const subscriber = createSubscriber(
+        { connectionString, application_name: LISTENER_NAME },
+        { parse: (text: string) => text, retryInterval: 250, retryTimeout: 5_000 },
+      );
+      current = subscriber;
+      let connectedOnce = false;
+      subscriber.events.on('connected', () => {
+        if (connectedOnce) this.loadAll().catch(onError);
+        connectedOnce = true;
+      });
+      // Emitted when pg-listen gives up reconnecting: start over with a new subscriber.
+      subscriber.events.on('error', (err) => {
+        onError(err);
+        void subscriber.close().catch(() => {});
+        if (!stopped) retry = setTimeout(() => void reopen(), 1_000);
+      });
+      subscriber.notifications.on(NOTIFY_CHANNEL, (payload: unknown) => {
+        this.apply(typeof payload === 'string' ? parseBlocksNotification(payload) : null).catch(onError);
+      });
+      try {
+        await subscriber.connect();
+        await subscriber.listenTo(NOTIFY_CHANNEL);
+      } catch (err) {
+        await subscriber.close().catch(() => {});
+        throw err;
+      }
+      // Loaded after LISTEN: a batch committed in between is both in the rows and announced.
+      await this.loadAll();
+    };
+    const reopen = async () => {
+      try {
+        await open();
+      } catch (err) {
+        onError(err as Error);
+        if (!stopped) retry = setTimeout(() => void reopen(), 1_000);
+      }
+    };
+    await open();
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      await current?.close().catch(() => {});
+    };
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const next = this.queue.then(step);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  private putPool(row: { dex: string; pool_id: string; state: unknown; updated_height: number }): void {
+    if (!KNOWN_DEX.has(row.dex)) return;
+    let state: PoolStateCommon & Record<string, unknown>;
+    try {
+      // AmmDclA's state has its own JSON revival (points, orders); the others' amounts are revived by name.
+      state = row.dex === 'AmmDclA' ? (dclPoolStateFromJson(row.state) as unknown as PoolStateCommon & Record<string, unknown>) : reviveState(row.state);
+    } catch {
+      return; // a state this api cannot read is not routed
+    }
+    this.pools.set(poolKey(row.dex, row.pool_id), { dex: row.dex as DexId, poolId: row.pool_id, state, updatedHeight: row.updated_height });
+    this.height = Math.max(this.height, row.updated_height);
+  }
+
+  private putTokens(tokens: { token: string; decimals: number | null }[], market: { token: string; price_usd: string | null }[]): void {
+    const prices = new Map(market.map((m) => [m.token, m.price_usd]));
+    for (const t of tokens) this.tokens.set(t.token, { decimals: t.decimals, priceUsd: prices.get(t.token) ?? null });
+    for (const m of market) if (!this.tokens.has(m.token)) this.tokens.set(m.token, { decimals: null, priceUsd: m.price_usd });
+  }
+
+  private rebuildIndex(): void {
+    const byDex = new Map<DexId, RoutingPool[]>();
+    const keys = [...this.pools.keys()].sort();
+    for (const key of keys) {
+      const pool = this.pools.get(key)!;
+      const list = byDex.get(pool.dex) ?? [];
+      list.push(pool);
+      byDex.set(pool.dex, list);
+    }
+    this.byDex = byDex;
+    this.version++;
+  }
+
+  private changed(pools: ReadonlySet<string> | 'all'): void {
+    for (const listener of this.listeners) listener(pools);
+  }
+}

@@ -1,0 +1,259 @@
+// GET /route: a query in, one quote per DEX that found a route out, best first (service-spec.md A1). Each asked
+// DEX finds its best path over the in-memory pools (paths.ts over hops.ts), the path becomes a quote (quote.ts),
+// and the quotes are ranked by value net of gas and storage at current indexed prices. The same query against the
+// same state gives the same bytes: every iteration order is fixed and the JSON is built in a fixed key order.
+import type { FastifyInstance } from 'fastify';
+import { contractsOf, type DexContracts } from '../../dexes/contracts.ts';
+import { DEX_IDS, type DexId } from '../../dexes/events.ts';
+import type { TokenId } from '../../near/token-id.ts';
+import type { RoutingGraph } from './graph.ts';
+import { hopsOfPool, wrapHop, type Hop, type HopContext } from './hops.ts';
+import { parseRouteQuery, type RouteQuery } from './params.ts';
+import { bestPathExactOut, indexHops, poolDisjoint, splitExactIn, topPathsExactIn, type HopIndex, type PathQuote } from './paths.ts';
+import { buildQuote, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
+import { askRelay, type RelayQuote } from './quote-a.ts';
+
+/** Hops per path, per DEX: AmmA, AmmDclA and AmmC route through up to 3 pools (AmmC's exact out: one); a Launch trade and
+ * a stake are one contract call on one curve or rate. */
+const MAX_HOPS: Partial<Record<DexId, { exactIn: number; exactOut: number }>> = {
+  AmmA: { exactIn: 3, exactOut: 0 },
+  AmmDclA: { exactIn: 3, exactOut: 3 },
+  AmmC: { exactIn: 3, exactOut: 1 },
+  Launch: { exactIn: 1, exactOut: 1 },
+  StakeA: { exactIn: 1, exactOut: 1 },
+  StakeB: { exactIn: 1, exactOut: 1 },
+  StakeC: { exactIn: 1, exactOut: 1 },
+  StakeD: { exactIn: 1, exactOut: 1 },
+};
+
+/** AmmA splits an exact-in amount across up to MAX_SPLIT_PATHS pool-disjoint paths picked among the
+ * SPLIT_CANDIDATES best single paths, in SPLIT_CHUNKS parts, when that gives more than the best path alone. */
+const SPLIT_CANDIDATES = 12;
+const MAX_SPLIT_PATHS = 4;
+const SPLIT_CHUNKS = 100;
+
+const totalOut = (paths: readonly PathQuote[]) => paths.reduce((sum, p) => sum + p.amounts[p.amounts.length - 1]!, 0n);
+
+/** DEXes that trade wNEAR where the request says native NEAR (wrapped before, unwrapped by the client after). */
+const TRADES_WNEAR: ReadonlySet<DexId> = new Set(['AmmA', 'AmmDclA', 'Launch']);
+
+/** The request's token in a DEX's vocabulary: `near`, the contract id, or the inner-balance id. */
+function dexTokenId(token: TokenId): string {
+  return token.kind === 'near' ? 'near' : token.kind === 'nep141' ? token.contractId : `inner-nep141:${token.contractId}`;
+}
+
+export class Router {
+  private readonly indexes = new Map<DexId, { version: number; index: HopIndex }>();
+
+  constructor(
+    readonly graph: RoutingGraph,
+    readonly contracts: DexContracts,
+    /** QuoteA's solver relay (JSON-RPC at `{url}/rpc`); null: no QuoteA quotes. */
+    readonly relayUrl: string | null = null,
+  ) {}
+
+  /** The hop index of a DEX whose hops depend on the pools only (cached per graph version). */
+  private indexOf(dex: DexId, ctx: HopContext): HopIndex {
+    const stake = dex.startsWith('Stake');
+    const cached = this.indexes.get(dex);
+    if (!stake && cached !== undefined && cached.version === this.graph.version) return cached.index;
+    const hops: Hop[] = [];
+    for (const pool of this.graph.poolsOf(dex)) hops.push(...hopsOfPool(pool, ctx));
+    const index = indexHops(hops);
+    // Stake hops depend on the trader's registrations: never cached (a handful of pools).
+    if (!stake) this.indexes.set(dex, { version: this.graph.version, index });
+    return index;
+  }
+
+  /** The best route of one DEX, or null. */
+  bestRoute(dex: DexId, query: RouteQuery, ctx: HopContext): DexRoute | null {
+    let tokenIn = dexTokenId(query.tokenIn);
+    let tokenOut = dexTokenId(query.tokenOut);
+    const mode = query.amount.mode;
+    if (dex === 'Wrap') {
+      const hop = wrapHop(tokenIn, tokenOut, this.contracts);
+      if (hop === null) return null;
+      const amount = mode === 'exact_in' ? query.amount.amountIn : query.amount.amountOut;
+      return { dex, mode, paths: [{ hops: [hop], amounts: [amount, amount] }], amountIn: amount, amountOut: amount, wrapsInput: false, unwrapsOutput: false };
+    }
+    const limits = MAX_HOPS[dex];
+    if (limits === undefined) return null;
+    const wrapsInput = TRADES_WNEAR.has(dex) && tokenIn === 'near';
+    const unwrapsOutput = TRADES_WNEAR.has(dex) && tokenOut === 'near';
+    if (wrapsInput) tokenIn = this.contracts.Wrap;
+    if (unwrapsOutput) tokenOut = this.contracts.Wrap;
+    if (tokenIn === tokenOut) return null;
+    const index = this.indexOf(dex, ctx);
+    let paths: PathQuote[];
+    if (query.amount.mode === 'exact_in') {
+      const amountIn = query.amount.amountIn;
+      const top = topPathsExactIn(index, tokenIn, tokenOut, amountIn, limits.exactIn, dex === 'AmmA' ? SPLIT_CANDIDATES : 1);
+      if (top.length === 0) return null;
+      paths = [top[0]!];
+      if (dex === 'AmmA') {
+        const split = splitExactIn(poolDisjoint(top, MAX_SPLIT_PATHS), amountIn, SPLIT_CHUNKS);
+        if (split !== null && totalOut(split) > totalOut(paths)) paths = split;
+      }
+    } else {
+      const path = limits.exactOut > 0 ? bestPathExactOut(index, tokenIn, tokenOut, query.amount.amountOut, limits.exactOut) : null;
+      if (path === null) return null;
+      paths = [path];
+    }
+    const amountIn = paths.reduce((sum, p) => sum + p.amounts[0]!, 0n);
+    return { dex, mode, paths, amountIn, amountOut: totalOut(paths), wrapsInput, unwrapsOutput };
+  }
+
+  /**
+   * QuoteA's route: the relay's quote, asked at once and waited for at most `max_wait_ms` while the other DEXes
+   * route. Needs the trader (the signer of the intents); NEAR trades as wNEAR (`nep141:wrap.near`), inner
+   * balances not at all.
+   */
+  private quoteA(query: RouteQuery): { tokenIn: string; tokenOut: string; wrapsInput: boolean; unwrapsOutput: boolean; answer: Promise<RelayQuote | null> } | null {
+    if (this.relayUrl === null || !query.dexes.includes('QuoteA') || query.traderAccountId === null) return null;
+    if (query.tokenIn.kind === 'inner-nep141' || query.tokenOut.kind === 'inner-nep141') return null;
+    const wrapsInput = query.tokenIn.kind === 'near';
+    const unwrapsOutput = query.tokenOut.kind === 'near';
+    const tokenIn = query.tokenIn.kind === 'near' ? this.contracts.Wrap : query.tokenIn.contractId;
+    const tokenOut = query.tokenOut.kind === 'near' ? this.contracts.Wrap : query.tokenOut.contractId;
+    if (tokenIn === tokenOut) return null;
+    const amount = query.amount.mode === 'exact_in' ? query.amount.amountIn : query.amount.amountOut;
+    const request = { assetIn: `nep141:${tokenIn}`, assetOut: `nep141:${tokenOut}`, mode: query.amount.mode, amount };
+    return { tokenIn, tokenOut, wrapsInput, unwrapsOutput, answer: askRelay(this.relayUrl, request, query.maxWaitMs) };
+  }
+
+  /** Per route, its worst path's sum of pool volatilities (ppm), from pool_history in one query. */
+  private async routeVolatility(routes: readonly DexRoute[]): Promise<Map<DexRoute, bigint>> {
+    const keyOf = (hop: Hop) => `${hop.dex}:${hop.poolId}`;
+    const pooled = (hop: Hop) => hop.dex !== 'Wrap' && hop.dex !== 'QuoteA';
+    const keys = [...new Set(routes.flatMap((r) => r.paths.flatMap((p) => p.hops.filter(pooled).map(keyOf))))].sort();
+    const byPool = await this.graph.volatilityPpm(keys);
+    const result = new Map<DexRoute, bigint>();
+    for (const route of routes) {
+      let worst = 0n;
+      for (const path of route.paths) {
+        const sum = path.hops.filter(pooled).reduce((total, hop) => total + (byPool.get(keyOf(hop)) ?? 0n), 0n);
+        if (sum > worst) worst = sum;
+      }
+      result.set(route, worst);
+    }
+    return result;
+  }
+
+  /** Every asked DEX's quote, ranked. */
+  async route(query: RouteQuery): Promise<QuoteJson[]> {
+    const relay = this.quoteA(query);
+    const registrations = query.traderAccountId === null ? null : await this.graph.registrationsOf(query.traderAccountId);
+    const ctx = { contracts: this.contracts, registrations };
+    const routes: DexRoute[] = [];
+    for (const dex of query.dexes) {
+      const route = this.bestRoute(dex, query, ctx);
+      if (route !== null) routes.push(route);
+    }
+    const volatility = query.slippage.type === 'Auto' ? await this.routeVolatility(routes) : null;
+    const built: { dex: DexId; quote: BuiltQuote }[] = routes.map((route) => ({
+      dex: route.dex,
+      quote: buildQuote(route, query, ctx, volatility?.get(route) ?? 0n),
+    }));
+    const relayQuote = relay === null ? null : await relay.answer;
+    if (relay !== null && relayQuote !== null) {
+      const { tokenIn, tokenOut, wrapsInput, unwrapsOutput } = relay;
+      const hop: Hop = {
+        dex: 'QuoteA',
+        poolId: relayQuote.quoteHash,
+        tokenIn,
+        tokenOut,
+        out: () => relayQuote.amountOut,
+        spot: { numerator: relayQuote.amountOut, denominator: relayQuote.amountIn },
+      };
+      const route: DexRoute = {
+        dex: 'QuoteA',
+        mode: query.amount.mode,
+        paths: [{ hops: [hop], amounts: [relayQuote.amountIn, relayQuote.amountOut] }],
+        amountIn: relayQuote.amountIn,
+        amountOut: relayQuote.amountOut,
+        wrapsInput,
+        unwrapsOutput,
+        relayQuote,
+      };
+      built.push({ dex: 'QuoteA', quote: buildQuote(route, query, ctx) });
+    }
+    return rank(built, query, (token) => this.graph.token(token)).map((b) => b.quote.json);
+  }
+}
+
+const PRICE_SCALE = 10n ** 18n;
+
+/** A `numeric` USD price text -> units of 10^-18 USD (truncating further digits); null when absent or not positive. */
+export function parsePrice(text: string | null | undefined): bigint | null {
+  if (text === null || text === undefined) return null;
+  const match = /^(\d+)(?:\.(\d*))?$/.exec(text);
+  if (match === null) return null;
+  const fraction = (match[2] ?? '').slice(0, 18).padEnd(18, '0');
+  const value = BigInt(match[1]!) * PRICE_SCALE + BigInt(fraction);
+  return value > 0n ? value : null;
+}
+
+type TokenLookup = (token: string) => { decimals: number | null; priceUsd: string | null } | undefined;
+
+/** yoctoNEAR -> smallest units of `token` at the indexed USD prices: cost·p(NEAR)·10^d / (p(token)·10^24). */
+export function yoctoInToken(costYocto: bigint, token: string, lookup: TokenLookup): bigint | null {
+  const near = parsePrice(lookup('near')?.priceUsd) ?? parsePrice(lookup('wrap.near')?.priceUsd);
+  // An inner balance is worth its token.
+  const info = lookup(token);
+  const base = token.startsWith('inner-nep141:') ? lookup(token.slice('inner-nep141:'.length)) : undefined;
+  const price = parsePrice(info?.priceUsd) ?? parsePrice(base?.priceUsd);
+  const decimals = info?.decimals ?? base?.decimals ?? null;
+  if (near === null || price === null || decimals === null) return null;
+  return (costYocto * near * 10n ** BigInt(decimals)) / (price * 10n ** 24n);
+}
+
+/**
+ * Ranking (spec A1 rule 2): value = output − costs (exact in) or −(input + costs) (exact out), costs converted
+ * into the quoted token; best first. When a quote's costs cannot be converted (an unknown price), every quote is
+ * ranked by amount alone. Ties: the better amount, then the DEX ids' order. QuoteA comes last whatever its value
+ * (spec: poor liquidity and long waits, to use only when nothing else routes).
+ */
+export function rank<T extends { dex: DexId; quote: BuiltQuote }>(built: T[], query: RouteQuery, lookup: TokenLookup): T[] {
+  const exactIn = query.amount.mode === 'exact_in';
+  const quoted = dexTokenId(exactIn ? query.tokenOut : query.tokenIn);
+  const costs = built.map((b) => yoctoInToken(b.quote.costYocto, quoted, lookup));
+  const priced = costs.every((c) => c !== null);
+  const value = (i: number) => {
+    const b = built[i]!;
+    const cost = priced ? costs[i]! : 0n;
+    return exactIn ? b.quote.amount - cost : -(b.quote.amount + cost);
+  };
+  const order = built.map((_, i) => i);
+  order.sort((i, j) => {
+    const lastI = built[i]!.dex === 'QuoteA';
+    const lastJ = built[j]!.dex === 'QuoteA';
+    if (lastI !== lastJ) return lastI ? 1 : -1;
+    const vi = value(i);
+    const vj = value(j);
+    if (vi !== vj) return vi > vj ? -1 : 1;
+    const ai = built[i]!.quote.amount;
+    const aj = built[j]!.quote.amount;
+    if (ai !== aj) return (exactIn ? ai > aj : ai < aj) ? -1 : 1;
+    return DEX_IDS.indexOf(built[i]!.dex) - DEX_IDS.indexOf(built[j]!.dex);
+  });
+  return order.map((i) => built[i]!);
+}
+
+export interface RoutingPluginOptions {
+  graph: RoutingGraph;
+  network: 'mainnet' | 'testnet';
+  /** QuoteA's solver relay; null: no QuoteA quotes. */
+  quoteRelayUrl?: string | null;
+}
+
+/** Registers GET /route. Errors are plain text with status 400; no route is `200 []`. */
+export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelayUrl = null }: RoutingPluginOptions): Router {
+  const router = new Router(graph, contractsOf(network), quoteRelayUrl);
+  app.get('/route', async (request, reply) => {
+    const parsed = parseRouteQuery(request.query as Record<string, unknown>, network);
+    if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.error);
+    const quotes = await router.route(parsed.query);
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(quotes));
+  });
+  return router;
+}

@@ -1,0 +1,177 @@
+// WebSocket /route/subscribe (service-spec.md A2, Events A): a client sends `{id, query?}` text frames; each replaces
+// the previous request, and one without `query` stops it. The server answers `{id, routes}` as soon as it has
+// routed (or `{id, error}` for an invalid query, the socket staying open), then routes again when a notification
+// names a pool the request could use, no sooner than 10x the last round's duration (at most 3 s) after that round,
+// and sends only when the quotes changed. A frame that is not JSON of that shape closes the connection; binary
+// frames are ignored.
+//
+// "A pool the request could use": any pool of the DEXes it asks (a change anywhere in a DEX's graph can open a
+// better multi-hop path); Wrap has no pools and never changes. Quotes that did not change are not resent, so this
+// costs routing time, never messages.
+import type { FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
+import type { DexId } from '../../dexes/events.ts';
+import { parseRouteQuery, type RouteQuery } from './params.ts';
+import type { RoutingGraph } from './graph.ts';
+import type { Router } from './route.ts';
+
+/** Pacing: wait 10x the last round's duration, capped (spec "Limits"). */
+export const PACE_FACTOR = 10;
+export const MAX_PACE_MS = 3_000;
+
+export interface SubscribeMessage {
+  id: number;
+  query?: string;
+}
+
+/** A client frame as `{id, query?}`, or null when it is not exactly that (the connection is then closed). */
+export function parseSubscribeMessage(text: string): SubscribeMessage | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const { id, query, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) return null;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return null;
+  if (query !== undefined && typeof query !== 'string') return null;
+  return query === undefined ? { id } : { id, query };
+}
+
+/** A query string -> the parameters as GET /route sees them (a repeated name becomes an array). */
+export function queryParams(query: string): Record<string, string | string[]> {
+  const params: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(query.startsWith('?') ? query.slice(1) : query)) {
+    const previous = params[key];
+    params[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+  }
+  return params;
+}
+
+interface Active {
+  id: number;
+  query: RouteQuery;
+  dexes: ReadonlySet<DexId>;
+  /** JSON of the last routes sent. */
+  lastRoutes: string | null;
+  /** When the next round may start (performance.now()). */
+  notBefore: number;
+  dirty: boolean;
+  routing: boolean;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** One client's subscription loop. */
+class Subscription {
+  private active: Active | null = null;
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly router: Router,
+    private readonly network: 'mainnet' | 'testnet',
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  /** A new client message: replaces what ran before. */
+  replace(message: SubscribeMessage): void {
+    this.stop();
+    if (message.query === undefined) return;
+    const parsed = parseRouteQuery(queryParams(message.query), this.network);
+    if (!parsed.ok) {
+      this.send({ id: message.id, error: parsed.error });
+      return;
+    }
+    this.active = {
+      id: message.id,
+      query: parsed.query,
+      dexes: new Set(parsed.query.dexes),
+      lastRoutes: null,
+      notBefore: 0,
+      dirty: true,
+      routing: false,
+      timer: undefined,
+    };
+    this.schedule();
+  }
+
+  /** The graph changed: re-route if the change concerns this request. */
+  poolsChanged(pools: ReadonlySet<string> | 'all'): void {
+    const active = this.active;
+    if (active === null) return;
+    if (pools !== 'all' && ![...pools].some((key) => active.dexes.has(key.slice(0, key.indexOf(':')) as DexId))) return;
+    active.dirty = true;
+    this.schedule();
+  }
+
+  stop(): void {
+    if (this.active !== null) clearTimeout(this.active.timer);
+    this.active = null;
+  }
+
+  private schedule(): void {
+    const active = this.active;
+    if (active === null || !active.dirty || active.routing || active.timer !== undefined) return;
+    const wait = Math.max(0, active.notBefore - performance.now());
+    active.timer = setTimeout(() => {
+      active.timer = undefined;
+      void this.round(active);
+    }, wait);
+  }
+
+  private async round(active: Active): Promise<void> {
+    if (this.active !== active) return;
+    active.dirty = false;
+    active.routing = true;
+    const started = performance.now();
+    try {
+      const routes = JSON.stringify(await this.router.route(active.query));
+      const took = performance.now() - started;
+      active.notBefore = performance.now() + Math.min(MAX_PACE_MS, PACE_FACTOR * took);
+      // Replaced or stopped meanwhile: this answer belongs to nobody.
+      if (this.active !== active) return;
+      if (routes !== active.lastRoutes) {
+        active.lastRoutes = routes;
+        this.sendRaw(`{"id":${active.id},"routes":${routes}}`);
+      }
+    } catch (err) {
+      this.onError(err);
+      active.notBefore = performance.now() + MAX_PACE_MS;
+    } finally {
+      active.routing = false;
+    }
+    this.schedule();
+  }
+
+  private send(message: unknown): void {
+    this.sendRaw(JSON.stringify(message));
+  }
+
+  private sendRaw(text: string): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(text);
+  }
+}
+
+/** Registers WebSocket /route/subscribe (needs @fastify/websocket registered on the server). */
+export function routeSubscribe(app: FastifyInstance, options: { router: Router; graph: RoutingGraph; network: 'mainnet' | 'testnet' }): void {
+  const { router, graph, network } = options;
+  app.get('/route/subscribe', { websocket: true }, (socket) => {
+    const subscription = new Subscription(socket, router, network, (err) => app.log.warn({ err }, 'routing subscription failed'));
+    const unsubscribe = graph.onChange((pools) => subscription.poolsChanged(pools));
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) return; // non-text frames are ignored (spec A2)
+      const message = parseSubscribeMessage(data.toString());
+      if (message === null) {
+        subscription.stop();
+        socket.close(1008, 'expected {"id": <unsigned integer>, "query"?: <string>}');
+        return;
+      }
+      subscription.replace(message);
+    });
+    socket.on('close', () => {
+      subscription.stop();
+      unsubscribe();
+    });
+  });
+}

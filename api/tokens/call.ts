@@ -1,0 +1,62 @@
+// One entry for every transport: validate a method's params, answer from the cache or a database snapshot, and
+// say what the answer costs and how long it may be kept.
+import type { Db } from '../../db/connect.ts';
+import { canonicalJson, MAX_AGE_SECONDS, ResponseCache, type CachedAnswer } from './cache.ts';
+import { creditsFor } from './credits.ts';
+import { badRequest } from './errors.ts';
+import { withSnapshot, type Method } from './method.ts';
+import { describeIssues } from './query.ts';
+
+export function validateParams<P>(method: Method<P>, raw: unknown): P {
+  if (raw === undefined || raw === null) raw = {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('params must be an object');
+  const parsed = method.params.safeParse(raw);
+  if (!parsed.success) throw badRequest(describeIssues(parsed.error));
+  return parsed.data;
+}
+
+export class MethodCaller {
+  /** Answers being computed: equal requests arriving meanwhile wait for the same one. */
+  readonly #inFlight = new Map<string, Promise<CachedAnswer>>();
+  #generation = 0;
+
+  constructor(
+    readonly db: Db,
+    readonly cache = new ResponseCache(),
+  ) {}
+
+  /** Validates `raw` and answers; throws ApiError for bad params (and whatever the database throws). */
+  async call(method: Method, raw: unknown): Promise<CachedAnswer> {
+    const params = validateParams(method, raw);
+    const key = `${method.name} ${canonicalJson(params)}`;
+    const hit = this.cache.get(key) ?? this.#inFlight.get(key);
+    if (hit) return hit;
+    const pending = this.#answer(method, params, key).finally(() => {
+      if (this.#inFlight.get(key) === pending) this.#inFlight.delete(key);
+    });
+    this.#inFlight.set(key, pending);
+    return pending;
+  }
+
+  /** A new block: live answers, cached or being computed, may be stale. */
+  newBlocks(): void {
+    this.#generation++;
+    this.#inFlight.clear();
+    this.cache.dropLive();
+  }
+
+  async #answer(method: Method, params: unknown, key: string): Promise<CachedAnswer> {
+    const generation = this.#generation;
+    const outcome = await withSnapshot(this.db, (snapshot) => method.run(snapshot, params));
+    const answer: CachedAnswer = {
+      result: outcome.result,
+      json: JSON.stringify(outcome.result),
+      cache: outcome.cache,
+      credits: creditsFor(method.name, outcome.rows),
+      expiresAt: Date.now() + MAX_AGE_SECONDS[outcome.cache] * 1000,
+    };
+    // An answer begun before a new block is not kept as live (a historical one cannot have changed).
+    if (generation === this.#generation || answer.cache === 'historical') this.cache.set(key, answer);
+    return answer;
+  }
+}

@@ -1,0 +1,103 @@
+// The token-data methods over HTTP: GET with the parameters in the query string, POST with a JSON body identical
+// to the socket's params. Every response, errors included, carries X-Credits-Used and Cache-Control, and is
+// compressed with zstd or gzip when Accept-Encoding allows.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { cacheControl } from './cache.ts';
+import type { MethodCaller } from './call.ts';
+import { chooseEncoding, COMPRESS_MIN_BYTES, compressBody } from './compress.ts';
+import { ERROR_CREDITS } from './credits.ts';
+import { ApiError, httpStatus, toErrorBody } from './errors.ts';
+import { LIMITS } from './limits.ts';
+import type { Method } from './method.ts';
+import { openApiDocument } from './openapi.ts';
+import { paramsFromQuery } from './query.ts';
+import type { CreditBudget } from './rate-limit.ts';
+
+interface SendOptions {
+  status: number;
+  json: string;
+  cacheControl: string;
+  credits: number;
+}
+
+function send(request: FastifyRequest, reply: FastifyReply, { status, json, cacheControl: control, credits }: SendOptions): FastifyReply {
+  const raw = Buffer.from(json);
+  const encoding = raw.length >= COMPRESS_MIN_BYTES ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  reply
+    .code(status)
+    .header('content-type', 'application/json; charset=utf-8')
+    .header('cache-control', control)
+    .header('x-credits-used', String(credits))
+    .header('vary', 'Accept-Encoding');
+  if (encoding !== 'identity') reply.header('content-encoding', encoding);
+  return reply.send(compressBody(raw, encoding));
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
+  const body = toErrorBody(err);
+  if (body.code === 'internal') request.log.error({ err }, 'token api request failed');
+  if (err instanceof ApiError && err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
+  return send(request, reply, { status: httpStatus(body.code), json: JSON.stringify({ error: body }), cacheControl: 'no-store', credits: ERROR_CREDITS });
+}
+
+/** Fastify's own errors (body parsing) in our vocabulary. */
+function fromFastifyError(err: unknown): unknown {
+  if (err instanceof ApiError) return err;
+  const e = err as { code?: string; statusCode?: number; message?: string };
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || e.statusCode === 413) return new ApiError('too_large', `the body is larger than ${LIMITS.max_message_bytes} bytes`);
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new ApiError('bad_request', e.message ?? 'bad request');
+  return err;
+}
+
+export interface HttpOptions {
+  caller: MethodCaller;
+  methods: readonly Method[];
+  budget: CreditBudget;
+}
+
+export function tokenHttpRoutes(app: FastifyInstance, { caller, methods, budget }: HttpOptions): void {
+  app.setErrorHandler((err, request, reply) => sendError(request, reply, fromFastifyError(err)));
+
+  const answer = async (request: FastifyRequest, reply: FastifyReply, method: Method, params: () => unknown) => {
+    try {
+      budget.check(request.ip);
+      const result = await caller.call(method, params());
+      budget.spend(request.ip, result.credits);
+      return send(request, reply, { status: 200, json: result.json, cacheControl: cacheControl(result.cache), credits: result.credits });
+    } catch (err) {
+      budget.spend(request.ip, ERROR_CREDITS);
+      return sendError(request, reply, err);
+    }
+  };
+
+  for (const method of methods) {
+    if (!method.path) continue;
+    app.get(method.path, (request, reply) => {
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
+      return answer(request, reply, method, () => paramsFromQuery(query, method.params, method.overrides));
+    });
+    app.post(method.path, { bodyLimit: LIMITS.max_message_bytes }, (request, reply) =>
+      answer(request, reply, method, () => {
+        if (request.url.includes('?')) throw new ApiError('bad_request', 'POST takes its parameters in the JSON body, not the query string');
+        return request.body;
+      }),
+    );
+  }
+
+  // The OpenAPI document, made once (it depends on nothing but the code).
+  let openApi: string | undefined;
+  app.get('/openapi.json', (request, reply) =>
+    send(request, reply, { status: 200, json: (openApi ??= JSON.stringify(openApiDocument(methods))), cacheControl: 'public, max-age=3600', credits: 0 }),
+  );
+
+  // Anything else under the token API's paths names no method.
+  const unknown = (request: FastifyRequest, reply: FastifyReply) =>
+    sendError(request, reply, new ApiError('unknown_method', `no method at ${request.method} ${request.url.split('?')[0]}`));
+  // Not OPTIONS: CORS preflights of every path are @fastify/cors's.
+  const verbs = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'];
+  const prefixes = new Set(methods.flatMap((m) => (m.path ? [`/${m.path.split('/')[1]}`] : [])));
+  for (const prefix of prefixes) {
+    app.route({ method: verbs, url: `${prefix}/*`, handler: unknown });
+    if (!methods.some((m) => m.path === prefix)) app.route({ method: verbs, url: prefix, handler: unknown });
+  }
+}

@@ -1,0 +1,226 @@
+// trades.query and transfers.query: history pages, newest or oldest first, with a cursor.
+// Every row has an `id` (`<block_height>:<receipt_id>:<dex>` for a trade, `<block_height>:<receipt_id>:<index>`
+// for a transfer) in the order of the history; `cursor` is the id of the last row of the previous page and the
+// next page starts after it. `next_cursor` is the last row's id when the page is full, else null (the end for
+// now). `latest_id` is the id of the newest row matching the filters, whatever the page: a client comparing it
+// with what it has knows whether anything new arrived.
+import { z } from 'zod';
+import type { RawBuilder } from 'kysely';
+import { sql } from '../../../db/kysely.ts';
+import { badRequest } from '../errors.ts';
+import { presentDecimal } from '../decimal.ts';
+import { defineMethod, type CacheRule, type Head, type Snapshot } from '../method.ts';
+import { LIMITS } from '../limits.ts';
+
+const accountId = z.string().min(2).max(64);
+const integerText = z.string().regex(/^\d+$/, 'an integer amount in the smallest unit');
+const millis = z.int().min(0);
+
+const historyCommon = {
+  after_millis: millis.optional().describe('only rows after this time (exclusive)'),
+  before_millis: millis.optional().describe('only rows before this time (exclusive)'),
+  order: z.enum(['newest', 'oldest']).default('newest'),
+  cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
+  limit: z.int().min(1).max(LIMITS.max_limit).default(100),
+};
+
+const historyResult = <T extends z.ZodType>(row: T) =>
+  z.object({
+    height: z.int(),
+    timestamp_millis: z.int(),
+    latest_id: z.string().nullable().describe('id of the newest row matching the filters (null: none)'),
+    next_cursor: z.string().nullable().describe('pass as cursor for the next page; null when this page is not full'),
+    rows: z.array(row),
+  });
+
+interface Key {
+  height: number;
+  receipt: string;
+  last: string;
+}
+
+function parseCursor(cursor: string, lastIsNumber: boolean): Key {
+  const match = /^(\d+):([^:]+):([^:]+)$/.exec(cursor);
+  if (!match || (lastIsNumber && !/^\d+$/.test(match[3]!))) throw badRequest(`cursor "${cursor}" is not a row id of this history`);
+  return { height: Number(match[1]), receipt: match[2]!, last: match[3]! };
+}
+
+/**
+ * The caching rule of a history page (spec): purely historical, so kept a day, when it is a newest-first page
+ * after a cursor, when `before_millis` is already behind the latest block, or when it is a full oldest-first page.
+ */
+export function historyCache(params: { cursor?: string; order: string; before_millis?: number }, head: Head, nextCursor: string | null): CacheRule {
+  if (params.order === 'newest' && params.cursor !== undefined) return 'historical';
+  if (params.before_millis !== undefined && params.before_millis <= head.timestamp_millis) return 'historical';
+  if (params.order === 'oldest' && nextCursor !== null) return 'historical';
+  return 'live';
+}
+
+/** Whether the index knows the token (a `tokens` or a `token_market` row): unknown ones are never cached. */
+export async function tokenExists(snapshot: Snapshot, token: string): Promise<boolean> {
+  const { rows } = await sql`
+    select 1 from tokens where token = ${token} union all select 1 from token_market where token = ${token} limit 1`.execute(snapshot.db);
+  return rows.length > 0;
+}
+
+export const tradesQueryParams = z.strictObject({
+  token: accountId.optional().describe('trades with this token on either side'),
+  pool: z.string().max(100).optional().describe('trades through this pool id (any hop)'),
+  dex: z.string().max(20).optional().describe('DEX id, e.g. AmmA'),
+  trader: accountId.optional(),
+  side: z.enum(['buy', 'sell']).optional().describe('relative to token (needs token): buy = token received'),
+  min_usd: z.number().min(0).optional().describe('smallest USD value kept (trades without a USD value are dropped)'),
+  ...historyCommon,
+});
+
+const tradeRow = z.object({
+  id: z.string(),
+  block_height: z.int(),
+  timestamp_millis: z.int(),
+  tx_hash: z.string().nullable(),
+  receipt_id: z.string(),
+  dex: z.string(),
+  trader: z.string().nullable(),
+  token_in: z.string(),
+  token_out: z.string(),
+  amount_in: z.string().describe('smallest units'),
+  amount_out: z.string().describe('smallest units'),
+  hops: z.int(),
+  pool_ids: z.array(z.string().nullable()),
+  value_usd: z.string().nullable(),
+  side: z.enum(['buy', 'sell']).optional().describe('present when token is given: buy when the token was received (a round trip through the token counts as either; it is labelled as the side asked for, else buy)'),
+});
+
+export const tradesQuery = defineMethod({
+  name: 'trades.query',
+  path: '/trades',
+  summary: 'Swaps (one row per user swap, all hops), filtered, newest or oldest first.',
+  params: tradesQueryParams,
+  result: historyResult(tradeRow),
+  async run(snapshot, params) {
+    if (params.side && !params.token) throw badRequest('side needs token');
+    const filters: RawBuilder<unknown>[] = [sql`true`];
+    if (params.token) {
+      const side = params.side === 'buy' ? sql`token_out = ${params.token}` : params.side === 'sell' ? sql`token_in = ${params.token}` : sql`(token_in = ${params.token} or token_out = ${params.token})`;
+      filters.push(side);
+    }
+    if (params.pool) filters.push(sql`${params.pool} = any(pool_ids)`);
+    if (params.dex) filters.push(sql`dex = ${params.dex}`);
+    if (params.trader) filters.push(sql`trader = ${params.trader}`);
+    if (params.min_usd !== undefined) filters.push(sql`value_usd >= ${String(params.min_usd)}::numeric`);
+    if (params.after_millis !== undefined) filters.push(sql`timestamp_ms > ${params.after_millis}`);
+    if (params.before_millis !== undefined) filters.push(sql`timestamp_ms < ${params.before_millis}`);
+    const base = sql.join(filters, sql` and `);
+    const newest = params.order === 'newest';
+    const dir = sql.raw(newest ? 'desc' : 'asc');
+    let page = base;
+    if (params.cursor) {
+      const key = parseCursor(params.cursor, false);
+      page = sql`${base} and (block_height, receipt_id, dex) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${key.last}::text)`;
+    }
+    const { rows } = await sql<Record<string, any>>`
+      select * from trades where ${page} order by block_height ${dir}, receipt_id ${dir}, dex ${dir} limit ${params.limit}`.execute(snapshot.db);
+    const { rows: latest } = await sql<Record<string, any>>`
+      select block_height, receipt_id, dex from trades where ${base} order by block_height desc, receipt_id desc, dex desc limit 1`.execute(snapshot.db);
+    const id = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.dex}`;
+    const result = {
+      height: snapshot.head.height,
+      timestamp_millis: snapshot.head.timestamp_millis,
+      latest_id: latest[0] ? id(latest[0]) : null,
+      next_cursor: rows.length === params.limit ? id(rows.at(-1)!) : null,
+      rows: rows.map((r) => ({
+        id: id(r),
+        block_height: Number(r.block_height),
+        timestamp_millis: Number(r.timestamp_ms),
+        tx_hash: r.tx_hash,
+        receipt_id: r.receipt_id,
+        dex: r.dex,
+        trader: r.trader,
+        token_in: r.token_in,
+        token_out: r.token_out,
+        amount_in: String(r.amount_in),
+        amount_out: String(r.amount_out),
+        hops: r.hops,
+        pool_ids: r.pool_ids,
+        value_usd: presentDecimal(r.value_usd, undefined),
+        ...(params.token ? { side: params.side ?? (r.token_out === params.token ? ('buy' as const) : ('sell' as const)) } : {}),
+      })),
+    };
+    const exists = params.token === undefined || (await tokenExists(snapshot, params.token));
+    return { result, cache: exists ? historyCache(params, snapshot.head, result.next_cursor) : 'none', rows: rows.length };
+  },
+});
+
+export const transfersQueryParams = z.strictObject({
+  token: accountId.optional().describe('`near` for native NEAR'),
+  account: accountId.optional().describe('transfers from or to this account'),
+  from: accountId.optional().describe('sender'),
+  to: accountId.optional().describe('receiver'),
+  min_amount: integerText.optional().describe('smallest amount kept, smallest units'),
+  ...historyCommon,
+});
+
+const transferRow = z.object({
+  id: z.string(),
+  block_height: z.int(),
+  timestamp_millis: z.int(),
+  tx_hash: z.string().nullable(),
+  receipt_id: z.string(),
+  token: z.string(),
+  from: z.string().nullable().describe('null for a mint'),
+  to: z.string().nullable().describe('null for a burn'),
+  amount: z.string().describe('smallest units'),
+  memo: z.string().nullable(),
+});
+
+export const transfersQuery = defineMethod({
+  name: 'transfers.query',
+  path: '/transfers',
+  summary: 'Token transfers, mints and burns (and native NEAR transfers), filtered, newest or oldest first.',
+  params: transfersQueryParams,
+  result: historyResult(transferRow),
+  async run(snapshot, params) {
+    const filters: RawBuilder<unknown>[] = [sql`true`];
+    if (params.token) filters.push(sql`token = ${params.token}`);
+    if (params.account) filters.push(sql`(sender = ${params.account} or receiver = ${params.account})`);
+    if (params.from) filters.push(sql`sender = ${params.from}`);
+    if (params.to) filters.push(sql`receiver = ${params.to}`);
+    if (params.min_amount !== undefined) filters.push(sql`amount >= ${params.min_amount}::numeric`);
+    if (params.after_millis !== undefined) filters.push(sql`timestamp_ms > ${params.after_millis}`);
+    if (params.before_millis !== undefined) filters.push(sql`timestamp_ms < ${params.before_millis}`);
+    const base = sql.join(filters, sql` and `);
+    const newest = params.order === 'newest';
+    const dir = sql.raw(newest ? 'desc' : 'asc');
+    let page = base;
+    if (params.cursor) {
+      const key = parseCursor(params.cursor, true);
+      page = sql`${base} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${Number(key.last)}::int)`;
+    }
+    const { rows } = await sql<Record<string, any>>`
+      select * from transfers where ${page} order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
+    const { rows: latest } = await sql<Record<string, any>>`
+      select block_height, receipt_id, index from transfers where ${base} order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db);
+    const id = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.index}`;
+    const result = {
+      height: snapshot.head.height,
+      timestamp_millis: snapshot.head.timestamp_millis,
+      latest_id: latest[0] ? id(latest[0]) : null,
+      next_cursor: rows.length === params.limit ? id(rows.at(-1)!) : null,
+      rows: rows.map((r) => ({
+        id: id(r),
+        block_height: Number(r.block_height),
+        timestamp_millis: Number(r.timestamp_ms),
+        tx_hash: r.tx_hash,
+        receipt_id: r.receipt_id,
+        token: r.token,
+        from: r.sender,
+        to: r.receiver,
+        amount: String(r.amount),
+        memo: r.memo,
+      })),
+    };
+    const exists = params.token === undefined || (await tokenExists(snapshot, params.token));
+    return { result, cache: exists ? historyCache(params, snapshot.head, result.next_cursor) : 'none', rows: rows.length };
+  },
+});
+

@@ -1,0 +1,181 @@
+// candles.get and prices.at: a token's USD (or NEAR) candles with gaps filled, and the price in force at times.
+import { z } from 'zod';
+import { sql } from '../../../db/kysely.ts';
+import { badRequest } from '../errors.ts';
+import { formatScaled, parseScaled, presentDecimal, USD_SCALE } from '../decimal.ts';
+import { defineMethod } from '../method.ts';
+import { LIMITS } from '../limits.ts';
+import { pricesAtFromQuery } from '../query.ts';
+import { tokenExists } from './history.ts';
+import { precisionSchema } from './tokens.ts';
+
+const MINUTE = 60_000;
+const DAY = 1_440 * MINUTE;
+/** Bucket lengths; buckets are aligned to UTC from the epoch, weeks to Monday 00:00 UTC (the indexer's rule). */
+export const RESOLUTION_MS = { '1m': MINUTE, '5m': 5 * MINUTE, '15m': 15 * MINUTE, '1h': 60 * MINUTE, '4h': 240 * MINUTE, '1d': DAY, '1w': 7 * DAY } as const;
+export type Resolution = keyof typeof RESOLUTION_MS;
+const FIRST_MONDAY = 4 * DAY; // 1970-01-05, the epoch being a Thursday
+/** Candles in one answer: a week of minutes fits. */
+export const MAX_CANDLES = 20_000;
+/** Native NEAR is priced as wrapped NEAR. */
+const NEAR_PRICE_TOKEN = 'wrap.near';
+
+export function bucketStart(millis: number, resolution: Resolution): number {
+  const length = RESOLUTION_MS[resolution];
+  const origin = resolution === '1w' ? FIRST_MONDAY : 0;
+  return Math.floor((millis - origin) / length) * length + origin;
+}
+
+export const candlesGetParams = z.strictObject({
+  token: z.string().min(2).max(64),
+  resolution: z.enum(Object.keys(RESOLUTION_MS) as [Resolution, ...Resolution[]]),
+  from_millis: z.int().min(0).optional().describe('first bucket: the one containing this time'),
+  to_millis: z.int().min(0).optional().describe('last bucket: the one containing this time (default: the latest block)'),
+  count_back: z.int().min(1).max(MAX_CANDLES).optional().describe('without from_millis: this many buckets up to to_millis (default 300)'),
+  quote: z.enum(['usd', 'near']).default('usd').describe('near: USD figures divided by the NEAR price in force at each bucket end'),
+  fill: z.boolean().default(true).describe('fill empty buckets: open = high = low = close = previous close, volume 0'),
+  precision: precisionSchema.optional(),
+});
+
+const candle = z.object({
+  time_millis: z.int().describe('bucket start'),
+  open: z.string(),
+  high: z.string(),
+  low: z.string(),
+  close: z.string(),
+  volume_quote: z.string().describe('traded value in the quote currency'),
+  volume: z.string().describe("traded amount in the token's smallest units"),
+  trades: z.int(),
+});
+type Candle = z.output<typeof candle>;
+
+interface CandleRow {
+  bucket_start_ms: number;
+  open_usd: string;
+  high_usd: string;
+  low_usd: string;
+  close_usd: string;
+  volume_usd: string;
+  volume: string;
+  trades: number;
+  near_usd: string | null;
+}
+
+/**
+ * Fills the buckets from `first` to `last` (each `step` long) from the candles found: an empty bucket after a
+ * candle repeats the previous close with zero volume; buckets before the first known close stay out. Pure.
+ */
+export function fillCandles(found: readonly Candle[], first: number, last: number, step: number, previousClose: string | null): Candle[] {
+  const byTime = new Map(found.map((c) => [c.time_millis, c]));
+  const out: Candle[] = [];
+  let close = previousClose;
+  for (let t = first; t <= last; t += step) {
+    const hit = byTime.get(t);
+    if (hit) {
+      out.push(hit);
+      close = hit.close;
+    } else if (close !== null) {
+      out.push({ time_millis: t, open: close, high: close, low: close, close, volume_quote: '0', volume: '0', trades: 0 });
+    }
+  }
+  return out;
+}
+
+export const candlesGet = defineMethod({
+  name: 'candles.get',
+  path: '/candles',
+  summary: "A token's OHLC candles from its trades, in USD or NEAR, gaps filled unless fill=false.",
+  params: candlesGetParams,
+  result: z.object({ height: z.int(), timestamp_millis: z.int(), token: z.string(), resolution: z.string(), quote: z.string(), candles: z.array(candle) }),
+  async run(snapshot, params) {
+    const step = RESOLUTION_MS[params.resolution];
+    const last = bucketStart(params.to_millis ?? snapshot.head.timestamp_millis, params.resolution);
+    const first = params.from_millis !== undefined ? bucketStart(params.from_millis, params.resolution) : last - ((params.count_back ?? 300) - 1) * step;
+    if (first > last) throw badRequest('from_millis is after to_millis');
+    if ((last - first) / step + 1 > MAX_CANDLES) throw badRequest(`more than ${MAX_CANDLES} candles asked`);
+    // NEAR quote: the NEAR price in force at each bucket's end.
+    const nearPrice = (bucket: ReturnType<typeof sql.ref>) =>
+      params.quote === 'near'
+        ? sql`(select p.price_usd from prices p where p.token = ${NEAR_PRICE_TOKEN} and p.timestamp_ms < ${bucket} + ${step} order by p.timestamp_ms desc, p.block_height desc limit 1)`
+        : sql`null`;
+    const { rows } = await sql<CandleRow>`
+      select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from candles c
+      where c.token = ${params.token} and c.resolution = ${params.resolution} and c.bucket_start_ms between ${first} and ${last}
+      order by c.bucket_start_ms`.execute(snapshot.db);
+    const { rows: before } = await sql<CandleRow>`
+      select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from candles c
+      where c.token = ${params.token} and c.resolution = ${params.resolution} and c.bucket_start_ms < ${first}
+      order by c.bucket_start_ms desc limit 1`.execute(snapshot.db);
+    const present = (usd: string, nearUsd: string | null): string | null => {
+      if (params.quote === 'usd') return presentDecimal(usd, params.precision);
+      if (nearUsd === null || parseScaled(nearUsd) === 0n) return null;
+      return presentDecimal(formatScaled((parseScaled(usd) * USD_SCALE) / parseScaled(nearUsd)), params.precision);
+    };
+    const toCandle = (r: CandleRow): Candle | undefined => {
+      const [open, high, low, close, volume] = [r.open_usd, r.high_usd, r.low_usd, r.close_usd, r.volume_usd].map((v) => present(v, r.near_usd));
+      if (open == null || high == null || low == null || close == null || volume == null) return undefined; // no NEAR price then
+      return { time_millis: Number(r.bucket_start_ms), open, high, low, close, volume_quote: volume, volume: String(r.volume), trades: r.trades };
+    };
+    const found = rows.map(toCandle).filter((c): c is Candle => c !== undefined);
+    const previous = before[0] ? (toCandle(before[0])?.close ?? null) : null;
+    const candles = params.fill ? fillCandles(found, first, last, step, previous) : found;
+    const closed = params.to_millis !== undefined && last + step <= snapshot.head.timestamp_millis;
+    const exists = await tokenExists(snapshot, params.token);
+    const result = { height: snapshot.head.height, timestamp_millis: snapshot.head.timestamp_millis, token: params.token, resolution: params.resolution, quote: params.quote, candles };
+    return { result, cache: !exists ? 'none' : closed ? 'historical' : 'live', rows: candles.length };
+  },
+});
+
+export const pricesAtParams = z.strictObject({
+  at: z
+    .array(z.strictObject({ token: z.string().min(2).max(64), timestamp_millis: z.int().min(0) }))
+    .min(1)
+    .max(LIMITS.max_ids)
+    .describe('over HTTP `at=<token>:<timestamp_millis>,...`'),
+  precision: precisionSchema.optional(),
+});
+
+export const pricesAt = defineMethod({
+  name: 'prices.at',
+  path: '/prices/at',
+  summary: 'The USD price in force at each (token, time): the last price set at or before it, null when none.',
+  params: pricesAtParams,
+  overrides: { at: pricesAtFromQuery },
+  result: z.object({
+    height: z.int(),
+    timestamp_millis: z.int(),
+    prices: z.array(
+      z.object({ token: z.string(), timestamp_millis: z.int(), price_usd: z.string().nullable(), block_height: z.int().nullable().describe('block that set the price') }),
+    ),
+  }),
+  async run(snapshot, params) {
+    const tokens = params.at.map((a) => a.token);
+    const times = params.at.map((a) => a.timestamp_millis);
+    const { rows } = await sql<{ n: number; price_usd: string | null; block_height: number | null }>`
+      select q.n, p.price_usd, p.block_height
+      from unnest(${tokens}::text[], ${times}::bigint[]) with ordinality as q(token, at_ms, n)
+      left join lateral (
+        select price_usd, block_height from prices where prices.token = q.token and prices.timestamp_ms <= q.at_ms
+        order by timestamp_ms desc, block_height desc limit 1
+      ) p on true
+      order by q.n`.execute(snapshot.db);
+    const prices = params.at.map((a, i) => {
+      const row = rows[i];
+      return {
+        token: a.token,
+        timestamp_millis: a.timestamp_millis,
+        price_usd: presentDecimal(row?.price_usd ?? null, params.precision),
+        block_height: row?.block_height == null ? null : Number(row.block_height),
+      };
+    });
+    const { rows: known } = await sql<{ token: string }>`
+      select token from tokens where token = any(${tokens}::text[]) union select token from token_market where token = any(${tokens}::text[])`.execute(snapshot.db);
+    const allKnown = new Set(known.map((k) => k.token)).size === new Set(tokens).size;
+    const passed = times.every((t) => t < snapshot.head.timestamp_millis);
+    return {
+      result: { height: snapshot.head.height, timestamp_millis: snapshot.head.timestamp_millis, prices },
+      cache: !allKnown ? 'none' : passed ? 'historical' : 'live',
+      rows: prices.length,
+    };
+  },
+});

@@ -1,0 +1,27 @@
+// Every token-data method (the socket-only ones have no HTTP path).
+import type { Method } from './method.ts';
+import { balancesGet, holdersGet } from './methods/accounts.ts';
+import { activityQuery, positionsGet } from './methods/activity.ts';
+import { transfersQuery, tradesQuery } from './methods/history.ts';
+import { candlesGet, pricesAt } from './methods/market.ts';
+import { schemaMethod } from './methods/schema.ts';
+import { tokensSubscribe, unsubscribe } from './methods/socket.ts';
+import { tokensGet, tokensSearch } from './methods/tokens.ts';
+
+export const METHODS: readonly Method[] = [
+  tokensGet,
+  tokensSearch,
+  tradesQuery,
+  transfersQuery,
+  activityQuery,
+  candlesGet,
+  pricesAt,
+  balancesGet,
+  holdersGet,
+  positionsGet,
+  schemaMethod(() => METHODS),
+  tokensSubscribe,
+  unsubscribe,
+];
+
+export const METHODS_BY_NAME: ReadonlyMap<string, Method> = new Map(METHODS.map((m) => [m.name, m]));

@@ -1,0 +1,220 @@
+// The /ws socket: `hello` first, then `{id, method, params}` requests answered `{id, result}` or `{id, error}`,
+// every HTTP method by name, plus tokens.subscribe (pushes `{sub, height, set, left}`) and unsubscribe.
+//
+// A notification re-reads each subscription whose tokens it names (every subscription on `all`, and every
+// subscription without `ids`, whose followed list may change with any token); subscriptions with equal params
+// share one read. A connection whose unsent bytes pass LIMITS.max_buffered_bytes does not read what it is sent:
+// it is cut off rather than allowed to grow the server's memory.
+import type { FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
+import type {} from '@fastify/websocket';
+import type { BlocksNotification } from '../../db/notify.ts';
+import type { Db } from '../../db/connect.ts';
+import { canonicalJson } from './cache.ts';
+import type { MethodCaller } from './call.ts';
+import { validateParams } from './call.ts';
+import { creditsFor, ERROR_CREDITS } from './credits.ts';
+import { ApiError, toErrorBody } from './errors.ts';
+import { LIMITS, PROTOCOL_VERSION } from './limits.ts';
+import { readHead, withSnapshot, type Method } from './method.ts';
+import { tokensSubscribe, unsubscribe } from './methods/socket.ts';
+import { readTokenTable, type TokenTableResult } from './methods/tokens.ts';
+import { CreditBudget } from './rate-limit.ts';
+import { diffTable, tableToPushed, type Pushed, type TokensSubscribeParams } from './subscription.ts';
+import { DEFAULT_FIELDS } from './token-fields.ts';
+
+interface Subscription {
+  id: number;
+  params: TokensSubscribeParams;
+  key: string;
+  pushed: Pushed;
+  /** Followed token ids (the last table's rows). */
+  follows: Set<string>;
+}
+
+interface Connection {
+  socket: WebSocket;
+  subs: Map<number, Subscription>;
+  budget: CreditBudget;
+}
+
+function tableQuery(params: TokensSubscribeParams) {
+  return { ...params, fields: params.fields ?? DEFAULT_FIELDS };
+}
+
+export class SocketHub {
+  readonly #connections = new Set<Connection>();
+  #pending: BlocksNotification | undefined;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    readonly db: Db,
+    readonly caller: MethodCaller,
+    readonly methods: ReadonlyMap<string, Method>,
+    readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
+  ) {}
+
+  async open(socket: WebSocket): Promise<void> {
+    const connection: Connection = { socket, subs: new Map(), budget: new CreditBudget(LIMITS.credits_per_minute) };
+    this.#connections.add(connection);
+    socket.on('close', () => this.#connections.delete(connection));
+    socket.on('error', () => this.#connections.delete(connection));
+    const helloSent = readHead(this.db.kysely)
+      .catch(() => ({ height: 0, timestamp_millis: 0 }))
+      .then((head) => {
+        this.#send(connection, { hello: { version: PROTOCOL_VERSION, height: head.height, timestamp_millis: head.timestamp_millis, limits: LIMITS }, credits_used: 0 });
+      });
+    // Listening at once (a message without a listener is lost), answering only after the hello, in order.
+    socket.on('message', (data, isBinary) => {
+      const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
+      const text = isBinary || size > LIMITS.max_message_bytes ? undefined : data.toString();
+      void helloSent.then(() => {
+        if (text !== undefined) return this.#request(connection, text);
+        this.#send(connection, { id: null, error: isBinary ? { code: 'bad_request', message: 'messages are JSON text' } : { code: 'too_large', message: `a message is at most ${LIMITS.max_message_bytes} bytes` } });
+      });
+    });
+    await helloSent;
+  }
+
+  #send(connection: Connection, message: unknown): void {
+    const { socket } = connection;
+    if (socket.readyState !== socket.OPEN) return;
+    if (socket.bufferedAmount > LIMITS.max_buffered_bytes) {
+      // It does not read: cut it off, and forget its subscriptions.
+      this.#connections.delete(connection);
+      socket.terminate();
+      return;
+    }
+    socket.send(JSON.stringify(message));
+  }
+
+  async #request(connection: Connection, text: string): Promise<void> {
+    let id: unknown = null;
+    try {
+      let request: unknown;
+      try {
+        request = JSON.parse(text);
+      } catch {
+        throw new ApiError('bad_request', 'a message is a JSON object {id, method, params}');
+      }
+      if (typeof request !== 'object' || request === null || Array.isArray(request)) throw new ApiError('bad_request', 'a message is a JSON object {id, method, params}');
+      const { id: requestId, method, params, ...rest } = request as Record<string, unknown>;
+      id = Number.isSafeInteger(requestId) ? requestId : null;
+      if (id === null) throw new ApiError('bad_request', 'id must be an integer');
+      if (Object.keys(rest).length) throw new ApiError('bad_request', `unknown key "${Object.keys(rest)[0]}"`);
+      if (typeof method !== 'string') throw new ApiError('bad_request', 'method must be a string');
+      connection.budget.check('socket');
+      if (method === 'tokens.subscribe') return await this.#subscribe(connection, id as number, params);
+      if (method === 'unsubscribe') return this.#unsubscribe(connection, id as number, params);
+      const target = this.methods.get(method);
+      if (!target) throw new ApiError('unknown_method', `no method "${method}"`);
+      const answer = await this.caller.call(target, params);
+      this.#spend(connection, answer.credits);
+      this.#send(connection, { id, result: answer.result });
+    } catch (err) {
+      const body = toErrorBody(err);
+      if (body.code === 'internal') this.log.error({ err }, 'socket request failed');
+      this.#spend(connection, ERROR_CREDITS);
+      this.#send(connection, { id, error: body });
+    }
+  }
+
+  #spend(connection: Connection, credits: number): void {
+    connection.budget.spend('socket', credits);
+  }
+
+  async #subscribe(connection: Connection, id: number, raw: unknown): Promise<void> {
+    const params = validateParams(tokensSubscribe, raw);
+    if (connection.subs.has(id)) throw new ApiError('bad_request', `subscription ${id} exists; use another id`);
+    if (connection.subs.size >= LIMITS.max_subscriptions_per_connection) {
+      throw new ApiError('limit_exceeded', `at most ${LIMITS.max_subscriptions_per_connection} subscriptions per connection`);
+    }
+    const table = await withSnapshot(this.db, ({ db, head }) => readTokenTable(db, head, tableQuery(params)));
+    // Checked again: other subscribe requests of this connection may have been answered meanwhile.
+    if (connection.subs.has(id)) throw new ApiError('bad_request', `subscription ${id} exists; use another id`);
+    if (connection.subs.size >= LIMITS.max_subscriptions_per_connection) {
+      throw new ApiError('limit_exceeded', `at most ${LIMITS.max_subscriptions_per_connection} subscriptions per connection`);
+    }
+    const sub: Subscription = { id, params, key: canonicalJson(tableQuery(params)), pushed: tableToPushed(table), follows: new Set(table.rows.map((r) => String(r[0]))) };
+    connection.subs.set(id, sub);
+    this.#spend(connection, creditsFor('tokens.subscribe', table.rows.length));
+    this.#send(connection, { id, result: table });
+  }
+
+  #unsubscribe(connection: Connection, id: number, raw: unknown): void {
+    const { sub } = validateParams(unsubscribe, raw);
+    if (!connection.subs.delete(sub)) throw new ApiError('not_found', `no subscription ${sub}`);
+    this.#send(connection, { id, result: { sub } });
+  }
+
+  /** A committed batch: re-read what it may have changed, push the differences. Notifications that arrive
+   * meanwhile are merged and handled next, one round at a time. */
+  notify(notification: BlocksNotification): Promise<void> {
+    this.#pending = this.#pending ? merge(this.#pending, notification) : notification;
+    this.#running ??= this.#drain().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending) {
+      const notification = this.#pending;
+      this.#pending = undefined;
+      await this.#round(notification).catch((err: unknown) => this.log.error({ err }, 'subscription round failed'));
+    }
+  }
+
+  async #round(notification: BlocksNotification): Promise<void> {
+    const changed = 'all' in notification ? undefined : new Set(notification.tokens);
+    const affected: [Connection, Subscription][] = [];
+    for (const connection of this.#connections) {
+      for (const sub of connection.subs.values()) {
+        const touched = !changed || !sub.params.ids || [...sub.follows].some((t) => changed.has(t)) || sub.params.ids.some((t) => changed.has(t));
+        if (touched && (!changed || changed.size > 0)) affected.push([connection, sub]);
+      }
+    }
+    if (!affected.length) return;
+    const tables = new Map<string, TokenTableResult>();
+    try {
+      await withSnapshot(this.db, async ({ db, head }) => {
+        for (const [, sub] of affected) if (!tables.has(sub.key)) tables.set(sub.key, await readTokenTable(db, head, tableQuery(sub.params)));
+      });
+    } catch (err) {
+      // The tables could not be read: these subscriptions cannot be kept right, so they end (clients resubscribe).
+      this.log.error({ err }, 'subscription re-read failed');
+      for (const [connection, sub] of affected) {
+        if (connection.subs.delete(sub.id)) this.#send(connection, { sub: sub.id, end: { message: 'the token data could not be read; subscribe again' } });
+      }
+      return;
+    }
+    for (const [connection, sub] of affected) {
+      if (!connection.subs.has(sub.id)) continue;
+      const table = tables.get(sub.key)!;
+      const { diff, next } = diffTable(sub.pushed, table, sub.params.min_change ?? {});
+      sub.pushed = next;
+      sub.follows = new Set(next.keys());
+      if (Object.keys(diff.set).length || diff.left.length) {
+        this.#send(connection, { sub: sub.id, height: table.height, set: diff.set, left: diff.left });
+      }
+    }
+  }
+
+  /** Ends every subscription (the server is stopping). */
+  close(): void {
+    for (const connection of this.#connections) {
+      for (const sub of connection.subs.values()) this.#send(connection, { sub: sub.id, end: { message: 'the server is stopping' } });
+      connection.subs.clear();
+    }
+  }
+}
+
+function merge(a: BlocksNotification, b: BlocksNotification): BlocksNotification {
+  const height = Math.max(a.height, b.height);
+  if ('all' in a || 'all' in b) return { height, all: true };
+  return { height, pools: [...new Set([...a.pools, ...b.pools])], tokens: [...new Set([...a.tokens, ...b.tokens])] };
+}
+
+export function tokenSocketRoute(app: FastifyInstance, hub: SocketHub): void {
+  app.get('/ws', { websocket: true }, (socket) => {
+    void hub.open(socket);
+  });
+}

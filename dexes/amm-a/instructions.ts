@@ -1,0 +1,73 @@
+// AmmA swap calls (near-facts.md "AmmA"): one `ft_transfer_call` of the input token to the exchange whose msg
+// holds the swap actions, hop by hop; only a path's first action names `amount_in` (later ones take the previous
+// output), intermediate hops ask for at least 0 and a path's last one for its worst case. The output comes back
+// by `ft_transfer` (or, with `skip_unwrap_near: false` and wNEAR out, as native NEAR). Pure.
+import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+
+/** 180 TGas (?): near-facts.md gives no figure for the AmmA swap; this is what Ref's own app attaches to an
+ * instant swap of up to 3 hops. */
+export const AMM_A_SWAP_GAS = tgas(180);
+/** 0.01 NEAR: the exchange's account registration (near-facts.md, inner-balance setup). */
+export const AMM_A_STORAGE_DEPOSIT = 10_000_000_000_000_000_000_000n;
+
+export interface AmmASwapHop {
+  poolId: number;
+  tokenIn: string;
+  tokenOut: string;
+}
+
+/** One chain of actions: its first action takes `amountIn` of the deposit, later ones the previous output. */
+export interface AmmASwapPath {
+  hops: readonly AmmASwapHop[];
+  amountIn: bigint;
+  /** The last hop's `min_amount_out`: this path's worst case after slippage. */
+  minAmountOut: bigint;
+}
+
+export interface AmmASwap {
+  /** The exchange, `DexContracts.AmmA`. */
+  contractId: string;
+  /** One path, or several that share no pool (a split): their actions run one after the other in one call, and
+   * the exchange sends back everything the account holds at the end. */
+  paths: readonly AmmASwapPath[];
+  referrerId: string | null;
+  /** false: a wNEAR output is unwrapped and paid as native NEAR by the exchange. */
+  skipUnwrapNear: boolean;
+}
+
+/** The msg JSON object of an instant swap. */
+export function ammASwapMsg(swap: AmmASwap): Record<string, unknown> {
+  if (swap.paths.length === 0 || swap.paths.some((p) => p.hops.length === 0)) throw new RangeError('AmmA swap: a path without hops');
+  const actions = swap.paths.flatMap((path) =>
+    path.hops.map((hop, i) => ({
+      pool_id: hop.poolId,
+      token_in: hop.tokenIn,
+      token_out: hop.tokenOut,
+      ...(i === 0 ? { amount_in: path.amountIn.toString() } : {}),
+      min_amount_out: i === path.hops.length - 1 ? path.minAmountOut.toString() : '0',
+    })),
+  );
+  return {
+    force: 0,
+    actions,
+    ...(swap.referrerId !== null ? { referral_id: swap.referrerId } : {}),
+    skip_unwrap_near: swap.skipUnwrapNear,
+  };
+}
+
+/** One `ft_transfer_call` of the paths' total input. */
+export function ammASwapCalls(swap: AmmASwap): FunctionCallStep[] {
+  const first = swap.paths[0]?.hops[0];
+  if (first === undefined) throw new RangeError('AmmA swap: no hop');
+  const total = swap.paths.reduce((sum, p) => sum + p.amountIn, 0n);
+  return [ftTransferCall(first.tokenIn, swap.contractId, total, JSON.stringify(ammASwapMsg(swap)), AMM_A_SWAP_GAS)];
+}
+
+/** Inner-balance setup: the exchange's `storage_deposit` (0.01 NEAR; not registration_only, so the deposit also
+ * pays for the token entries) and `register_tokens {token_ids}` (1 yocto, 10 TGas). */
+export function ammARegistrationCalls(contractId: string, accountId: string, tokenIds: readonly string[]): FunctionCallStep[] {
+  return [
+    functionCall(contractId, 'storage_deposit', { account_id: accountId }, tgas(10), AMM_A_STORAGE_DEPOSIT),
+    functionCall(contractId, 'register_tokens', { token_ids: [...tokenIds] }, tgas(10), ONE_YOCTO),
+  ];
+}

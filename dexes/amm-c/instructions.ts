@@ -1,0 +1,86 @@
+// AmmC swap calls (near-facts.md "AmmC"): the engine `dex.intear.near` runs a list of operations, one `SwapSimple`
+// per hop on the xyk DEX (its `message` is the borsh u32 pool id, base64) and a `Withdraw` of the output to the
+// trader; a NEP-141 input arrives by `ft_transfer_call` with the operations as msg, native NEAR by `deposit_near`
+// with NEAR attached. 280 TGas. Pure.
+import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+
+export const AMM_C_SWAP_GAS = tgas(280);
+/** 0.005 NEAR: the engine's `storage_deposit {}`. */
+export const AMM_C_STORAGE_DEPOSIT = 5_000_000_000_000_000_000_000n;
+
+export interface AmmCSwapHop {
+  poolId: number;
+  tokenIn: string;
+  tokenOut: string;
+}
+
+export interface AmmCSwap {
+  /** The engine, `DexContracts.AmmC`, and the xyk DEX's id inside it, `DexContracts.AmmCXykDexId`. */
+  contractId: string;
+  dexId: string;
+  hops: readonly AmmCSwapHop[];
+  /** exact_in: `amount` is the input; exact_out (one hop): `amount` is the output asked for and `maxAmountIn` is
+   * what is sent (the rest is withdrawn back). */
+  mode: 'exact_in' | 'exact_out';
+  amount: bigint;
+  maxAmountIn: bigint;
+  /** The output withdrawn must be at least this. */
+  minAmountOut: bigint;
+  referrerId: string | null;
+}
+
+/** Engine asset ids: `near`, or `nep141:<contract>`. */
+export function ammCAssetId(token: string): string {
+  return token === 'near' ? 'near' : `nep141:${token}`;
+}
+
+/** borsh u32 little-endian, base64: the xyk DEX's swap message. */
+export function poolIdMessage(poolId: number): string {
+  const bytes = Buffer.alloc(4);
+  bytes.writeUInt32LE(poolId);
+  return bytes.toString('base64');
+}
+
+/** The operations object (msg of `ft_transfer_call`, args of `deposit_near`). */
+export function ammCOperations(swap: AmmCSwap): Record<string, unknown> {
+  if (swap.hops.length === 0) throw new RangeError('AmmC swap: no hop');
+  if (swap.mode === 'exact_out' && swap.hops.length !== 1) throw new RangeError('AmmC swap: exact out is one hop');
+  const first = swap.hops[0]!;
+  const last = swap.hops[swap.hops.length - 1]!;
+  const operations: unknown[] = swap.hops.map((hop, i) => ({
+    SwapSimple: {
+      dex_id: swap.dexId,
+      message: poolIdMessage(hop.poolId),
+      asset_in: ammCAssetId(hop.tokenIn),
+      asset_out: ammCAssetId(hop.tokenOut),
+      amount: i > 0 ? 'OutputOfLastIn' : { Amount: swap.mode === 'exact_in' ? { ExactIn: swap.amount.toString() } : { ExactOut: swap.amount.toString() } },
+    },
+  }));
+  operations.push(withdraw(last.tokenOut, swap.minAmountOut));
+  // Exact out: what the swap did not use of the input goes back to the trader (?): the engine keeps it as an
+  // inner balance otherwise.
+  if (swap.mode === 'exact_out') operations.push(withdraw(first.tokenIn, 0n));
+  return { operations, referrer: swap.referrerId };
+}
+
+function withdraw(token: string, atLeast: bigint): Record<string, unknown> {
+  return { Withdraw: { asset_id: ammCAssetId(token), amount: { Full: { at_least: atLeast.toString() } }, to: null, rescue_address: null } };
+}
+
+export function ammCSwapCalls(swap: AmmCSwap): FunctionCallStep[] {
+  const first = swap.hops[0];
+  if (first === undefined) throw new RangeError('AmmC swap: no hop');
+  const sent = swap.mode === 'exact_in' ? swap.amount : swap.maxAmountIn;
+  const operations = ammCOperations(swap);
+  if (first.tokenIn === 'near') return [functionCall(swap.contractId, 'deposit_near', operations, AMM_C_SWAP_GAS, sent)];
+  return [ftTransferCall(first.tokenIn, swap.contractId, sent, JSON.stringify(operations), AMM_C_SWAP_GAS)];
+}
+
+/** Engine registration: `storage_deposit {}` (0.005 NEAR, 10 TGas) and `register_assets {asset_ids}` (1 yocto,
+ * 10 TGas (?): near-facts.md gives no gas figure for it). */
+export function ammCRegistrationCalls(contractId: string, tokens: readonly string[]): FunctionCallStep[] {
+  return [
+    functionCall(contractId, 'storage_deposit', {}, tgas(10), AMM_C_STORAGE_DEPOSIT),
+    functionCall(contractId, 'register_assets', { asset_ids: tokens.map(ammCAssetId) }, tgas(10), ONE_YOCTO),
+  ];
+}

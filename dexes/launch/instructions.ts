@@ -1,0 +1,33 @@
+// Launch trade calls (near-facts.md "Launch"): `ft_transfer_call` of the input (wNEAR to buy, the aidol token to
+// sell) to `aidols.near` with msg `{"token": <aidol token, or null when selling>, "min_swap_amount", "referral"}`;
+// exact out adds `"amount_out"`. 50 TGas. Pure.
+import { ftTransferCall, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+
+export const LAUNCH_GAS = tgas(50);
+
+export interface LaunchTrade {
+  contractId: string;
+  /** The input token (`DexContracts.Wrap` for a buy) and the curve's aidol token. */
+  tokenIn: string;
+  aidolToken: string;
+  /** Sent: the exact input, or for exact out the most the trade may take (the rest is refunded by ft_resolve). */
+  amountIn: bigint;
+  minAmountOut: bigint;
+  /** Exact out: the amount asked for. */
+  amountOut: bigint | null;
+  referrerId: string | null;
+}
+
+export function launchMsg(trade: LaunchTrade): Record<string, unknown> {
+  const buy = trade.tokenIn !== trade.aidolToken;
+  return {
+    token: buy ? trade.aidolToken : null,
+    min_swap_amount: trade.minAmountOut.toString(),
+    referral: trade.referrerId,
+    ...(trade.amountOut !== null ? { amount_out: trade.amountOut.toString() } : {}),
+  };
+}
+
+export function launchCalls(trade: LaunchTrade): FunctionCallStep[] {
+  return [ftTransferCall(trade.tokenIn, trade.contractId, trade.amountIn, JSON.stringify(launchMsg(trade)), LAUNCH_GAS)];
+}

@@ -1,0 +1,42 @@
+// QuoteA (NEAR Intents) route steps (near-facts.md "QuoteA"): the input is deposited into the verifier
+// (`ft_transfer_call` to `intents.near`, msg "", 40 TGas), then the trader signs a NEP-413 message whose intents
+// trade the quoted amounts (`token_diff`) and withdraw the output to the trader (`ft_withdraw`), and publishes it
+// to the relay with the quote's hash. Pure.
+import { ftTransferCall, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+
+export const INTENTS_DEPOSIT_GAS = tgas(40);
+
+/** Deposit `amount` of `tokenId` into the verifier's balance of the sender. */
+export function intentsDepositCall(tokenId: string, verifierId: string, amount: bigint): FunctionCallStep {
+  return ftTransferCall(tokenId, verifierId, amount, '', INTENTS_DEPOSIT_GAS);
+}
+
+export interface IntentsTrade {
+  signerId: string;
+  /** RFC 3339: the quote's expiration. */
+  deadline: string;
+  /** Intents asset ids (`nep141:<contract>`). */
+  assetIn: string;
+  assetOut: string;
+  amountIn: bigint;
+  amountOut: bigint;
+  /** The output token's contract, for the withdrawal. */
+  tokenOut: string;
+  referrerId: string | null;
+}
+
+/** The message the trader signs (NEP-413 payload text): the token_diff of the quote, then the withdrawal. */
+export function intentsMessage(trade: IntentsTrade): string {
+  return JSON.stringify({
+    signer_id: trade.signerId,
+    deadline: trade.deadline,
+    intents: [
+      {
+        intent: 'token_diff',
+        diff: { [trade.assetIn]: `-${trade.amountIn}`, [trade.assetOut]: trade.amountOut.toString() },
+        ...(trade.referrerId !== null ? { referral: trade.referrerId } : {}),
+      },
+      { intent: 'ft_withdraw', token: trade.tokenOut, receiver_id: trade.signerId, amount: trade.amountOut.toString() },
+    ],
+  });
+}
