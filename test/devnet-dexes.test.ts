@@ -588,8 +588,9 @@ describe('devnet StakeC (xRHEA) model', () => {
     ]);
     const events = decodeStakeC(block, C);
     expect(swapsOf(events).map(asHop)).toEqual(hops.map(truthHop));
-    expect(stateOf(events)).toEqual([]); // the decoder reads no rate, so the pools table holds no StakeC row
-    expect(model.reserves()).toEqual(new Map());
+    // No log gives the rate: the decoder takes the block's last stake for it, and so does the model.
+    expect(stateOf(events)).toEqual([[C.StakeC, [1_000n * RHEA_UNIT, minted], 'event']]);
+    expect(model.reserves()).toEqual(new Map([[C.StakeC, [1_000n * RHEA_UNIT, minted]]]));
     expect(world.tokens.balance(C.StakeC, ALICE)).toBe(minted);
   });
 

@@ -5,11 +5,14 @@
 // - the xREF log `<account> Stake <amount> assets, get <minted> token` (ref-finance/ref-token xref-token, the
 //   contract xRHEA descends from), or
 // - the NEP-141 `ft_mint` events to the sender in that receipt (amount in = the transferred amount).
-// Unstakes and the rate are not decoded: their logs are not known (see README.md).
+// The rate: no log or known storage gives it, so the block's last stake stands for it (`source: 'event'`): RHEA in
+// and xRHEA minted as the two sides, which is the contract's floor(amount * supply / locked) at that moment, to
+// within one xRHEA unit. Unstakes are not decoded: their logs are not known (see README.md).
 import type { Block } from '../../near/block.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
 import type { DexContracts } from '../contracts.ts';
 import type { DexEvent } from '../events.ts';
+import { stakeRateState } from '../stake/rate.ts';
 import { StakeEventSink, accountField, amountField, ftMintsOf, functionCallsOf, successfulOutcomesOf } from '../stake/emit.ts';
 
 const XREF_STAKE_LOG = /^(\S+) Stake (\d+) assets, get (\d+) token$/;
@@ -18,6 +21,7 @@ export function decodeStakeC(block: Block, contracts: DexContracts): DexEvent[] 
   const xRhea = contracts.StakeC;
   const rhea = contracts.StakeCUnderlying;
   const sink = new StakeEventSink(block, 'StakeC', xRhea);
+  let lastStake: { receiptId: string; txHash: string | null; amountIn: bigint; minted: bigint } | undefined;
 
   for (const outcome of successfulOutcomesOf(block, xRhea)) {
     if (outcome.predecessorId !== rhea) continue;
@@ -30,12 +34,20 @@ export function decodeStakeC(block: Block, contracts: DexContracts): DexEvent[] 
     const logged = xrefStakeLine(outcome.logs);
     if (logged !== null) {
       sink.swap(outcome, { trader: logged.trader ?? sender, tokenIn: rhea, tokenOut: xRhea, amountIn: logged.amount, amountOut: logged.minted });
+      lastStake = { receiptId: outcome.receiptId, txHash: outcome.txHash, amountIn: logged.amount, minted: logged.minted };
       continue;
     }
     // A reward deposit (xREF: any non-empty msg) mints nothing and is not a trade.
     let minted = 0n;
     for (const m of ftMintsOf(outcome)) if (m.owner === sender) minted += m.amount;
-    if (minted > 0n) sink.swap(outcome, { trader: sender, tokenIn: rhea, tokenOut: xRhea, amountIn: transferred, amountOut: minted });
+    if (minted > 0n) {
+      sink.swap(outcome, { trader: sender, tokenIn: rhea, tokenOut: xRhea, amountIn: transferred, amountOut: minted });
+      lastStake = { receiptId: outcome.receiptId, txHash: outcome.txHash, amountIn: transferred, minted };
+    }
+  }
+  if (lastStake !== undefined) {
+    const rate = stakeRateState(rhea, xRhea, lastStake.amountIn, lastStake.minted, 'the last stake of the block: RHEA in / xRHEA minted');
+    sink.poolState(lastStake.receiptId, lastStake.txHash, rate, 'event');
   }
   return sink.events;
 }

@@ -278,12 +278,22 @@ describe('StakeC (xRHEA) on hand-built blocks', () => {
   const rheaToXrhea = (receiptId: string) =>
     stakeSwap('StakeC', 'xtoken.rhealab.near', receiptId, 0, { trader: 'alice.near', tokenIn: 'token.rhealab.near', tokenOut: 'xtoken.rhealab.near', amountIn: 1000n, amountOut: 800n });
 
-  it('a stake from the xREF log line, or from the ft_mint event to the sender', () => {
+  it('a stake from the xREF log line, or from the ft_mint event to the sender; the last stake of the block is the rate', () => {
     const block = blockOf([
       onTransfer({ id: 'c1', logs: ['alice.near Stake 1000 assets, get 800 token'] }),
-      onTransfer({ id: 'c2', logs: [event('nep141', 'ft_mint', { owner_id: 'alice.near', amount: '800' })] }),
+      onTransfer({ id: 'c2', logs: [event('nep141', 'ft_mint', { owner_id: 'alice.near', amount: '900' })] }),
     ]);
-    expect(decodeStakeC(block, C)).toEqual([rheaToXrhea('c1'), rheaToXrhea('c2')]);
+    const rate: PoolStateEvent<StakeRateState> = {
+      ...base('c2', 1),
+      kind: 'pool_state',
+      dex: 'StakeC',
+      contractId: 'xtoken.rhealab.near',
+      poolId: 'xtoken.rhealab.near',
+      // c2 moved 1000 RHEA and minted 900 xRHEA.
+      state: { kind: 'stake', tokens: ['token.rhealab.near', 'xtoken.rhealab.near'], amounts: [1000n, 900n], totalFee: 0, rateOrigin: 'the last stake of the block: RHEA in / xRHEA minted' },
+      source: 'event',
+    };
+    expect(decodeStakeC(block, C)).toEqual([rheaToXrhea('c1'), { ...rheaToXrhea('c2'), amountOut: 900n }, rate]);
   });
 
   it('FAILED receipt, another token, another contract, a reward deposit: nothing', () => {

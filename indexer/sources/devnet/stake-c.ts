@@ -8,8 +8,8 @@
 // - reward: any other msg adds the amount to the undistributed reward (xREF's `Add reward ..` and `.. add ..
 //   assets as reward` lines), streamed into the locked amount at `reward_per_sec` from then on, so the rate drifts up
 //   with time.
-// The rate is in no log and in no known storage layout (the decoder reads none), so the pools table holds no StakeC
-// row and reserves() is empty. Unknown (?): xRHEA's reward msg (written `{"Reward":{}}` here) and whether it adds
+// The rate is in no log and in no known storage layout: the decoder takes the last stake of a block as the rate, so
+// reserves() is that stake's [RHEA in, xRHEA minted]. Unknown (?): xRHEA's reward msg (written `{"Reward":{}}` here) and whether it adds
 // the xREF stake line (not written: the README asks for the `ft_mint` event). Unstaking is not modelled (its exit
 // fee rule is not public). The xRHEA supply starts at 1 xRHEA minted to the contract, backed by 1 RHEA the treasury
 // sends it (xREF divides by the supply, so it cannot start empty).
@@ -34,6 +34,7 @@ export class StakeCDevnet implements DevnetDex {
   /** locked RHEA (L), xRHEA supply (X). */
   private locked = 0n;
   private supply = 0n;
+  private xRheaId = '';
   private undistributed = 0n;
   private rewardPerSec = 0n;
   private prevDistributionSec = 0n;
@@ -73,8 +74,10 @@ export class StakeCDevnet implements DevnetDex {
     this.stake(world, trader, rng.chance(0.05) ? 1n : rng.bigint(RHEA, balance / 10n > RHEA ? balance / 10n : RHEA));
   }
 
+  private lastStake: bigint[] | undefined;
+
   reserves(): Map<string, bigint[]> {
-    return new Map();
+    return this.lastStake === undefined ? new Map() : new Map([[this.xRheaId, [...this.lastStake]]]);
   }
 
   /** `ft_transfer_call` of `amount` RHEA to the xtoken contract with the stake msg, signed by `account`. */
@@ -89,6 +92,10 @@ export class StakeCDevnet implements DevnetDex {
       if (minted === 0n) throw new Panic('ERR_STAKE_TOO_SMALL');
       [this.locked, this.supply] = after.amounts;
       tokens.mint(r, account, minted);
+      const previous = this.lastStake;
+      this.lastStake = [amount, minted];
+      this.xRheaId = xRhea;
+      r.onRevert(() => (this.lastStake = previous));
       recordTrade(world, r, { dex: 'StakeC', poolId: xRhea, trader: account, tokenIn: contracts.StakeCUnderlying, tokenOut: xRhea, amountIn: amount, amountOut: minted });
       return 0n;
     }, 100n * TGAS);
