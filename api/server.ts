@@ -18,9 +18,11 @@ export interface ApiOptions {
   network?: 'mainnet' | 'testnet';
   /** QuoteA's solver relay (JSON-RPC at `{url}/rpc`); unset: no QuoteA quotes. */
   quoteRelayUrl?: string | null;
+  /** Token API credits per minute per client IP over HTTP (default the published limit; benchmarks raise it). */
+  httpCreditsPerMinute?: number;
 }
 
-export async function buildServer({ db, logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null }: ApiOptions): Promise<FastifyInstance> {
+export async function buildServer({ db, logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute }: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger ?? pino({ level: logLevel, base: { proc: 'api' } })) as FastifyBaseLogger,
     // Per-request lines would drown the log under load; the metrics histogram counts requests instead.
@@ -34,6 +36,6 @@ export async function buildServer({ db, logger, logLevel = 'info', network = 'ma
   healthRoutes(app, db);
   routing(app, { db, network, quoteRelayUrl });
   // Encapsulated: its error handler and paths are the token API's own.
-  await app.register(async (scope) => tokenDataRoutes(scope, { db }));
+  await app.register(async (scope) => tokenDataRoutes(scope, { db, ...(httpCreditsPerMinute === undefined ? {} : { httpCreditsPerMinute }) }));
   return app;
 }

@@ -127,6 +127,7 @@ export interface TradesTable {
   hops: number;
   /** One per hop; null where the decoder could not tell the pool. */
   pool_ids: (string | null)[];
+  receipt_ids: string[];
   value_usd: UsdOrNull;
 }
 

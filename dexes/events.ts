@@ -55,6 +55,12 @@ export interface SwapEvent extends EventBase {
   /** Fee taken, in the unit the DEX reports it (AmmA stable pools: output token), or null. */
   totalFee: bigint | null;
   adminFee: bigint | null;
+  /**
+   * The receipts of the swap, set by the indexer from the block (decoders leave it out): the one that created the
+   * swap's receipt when the block holds it (the `ft_transfer_call` on the input token), the swap's receipt, and the
+   * receipts it created (the payouts and callbacks, which may execute in later blocks).
+   */
+  receipts?: string[];
 }
 
 /** Liquidity added to or removed from a pool, as the contract reports it. */

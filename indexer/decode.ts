@@ -37,7 +37,26 @@ export function decodeEvents(block: Block, contracts: DexContracts = MAINNET_CON
       events.push(e);
     }
   }
+  attachReceipts(block, events);
   return events;
+}
+
+/** Gives every swap event the receipts around its own: its creator when the block holds it, and its children. */
+function attachReceipts(block: Block, events: DomainEvent[]): void {
+  const swaps = events.filter((e) => e.kind === 'swap');
+  if (swaps.length === 0) return;
+  const parent = new Map<string, string>();
+  const children = new Map<string, string[]>();
+  for (const shard of block.shards) {
+    for (const outcome of shard.receiptOutcomes) {
+      children.set(outcome.receiptId, outcome.receiptIds);
+      for (const child of outcome.receiptIds) parent.set(child, outcome.receiptId);
+    }
+  }
+  for (const swap of swaps) {
+    const before = parent.get(swap.receiptId);
+    swap.receipts = [...(before === undefined ? [] : [before]), swap.receiptId, ...(children.get(swap.receiptId) ?? [])];
+  }
 }
 
 export async function decodeRaw(raw: RawBlock, contracts: DexContracts = MAINNET_CONTRACTS): Promise<DecodedBlock> {

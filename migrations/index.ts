@@ -6,6 +6,7 @@ import * as tokenProjections from './0002_token_projections.ts';
 import * as pools from './0003_pools.ts';
 import * as tradeHops from './0004_trade_hops.ts';
 import * as tradesPricesCandles from './0005_trades_prices_candles.ts';
+import * as tradeReceipts from './0006_trade_receipts.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -13,4 +14,5 @@ export const migrations: Record<string, Migration> = {
   '0003_pools': pools,
   '0004_trade_hops': tradeHops,
   '0005_trades_prices_candles': tradesPricesCandles,
+  '0006_trade_receipts': tradeReceipts,
 };

@@ -80,6 +80,19 @@ describe(`devnet round trip over ${BLOCKS} blocks`, () => {
     );
   });
 
+  it("trades: a NEAR Intents fill is the user's trade and the solver's; an AmmA trade names the ft_transfer_call that created it and its payout", async () => {
+    const quoteA = await db.kysely.selectFrom('trades').select(['trader', 'token_in', 'token_out']).where('dex', '=', 'QuoteA').execute();
+    expect(quoteA.length).toBeGreaterThan(0);
+    expect(quoteA.filter((t) => t.token_in === t.token_out)).toEqual([]);
+    const ammA = await db.kysely.selectFrom('trades').select(['receipt_id', 'receipt_ids']).where('dex', '=', 'AmmA').execute();
+    expect(ammA.length).toBeGreaterThan(50);
+    // On the devnet a transaction's receipts all run in its block: creator, swap, then what the swap created.
+    for (const t of ammA) {
+      expect(t.receipt_ids[1], t.receipt_id).toBe(t.receipt_id);
+      expect(t.receipt_ids.length, t.receipt_id).toBeGreaterThanOrEqual(3);
+    }
+  });
+
   it('the blocks hold failed swaps whose receipts kept their Swapped logs (the hops above exclude them)', () => {
     expect(failedSwaps).toBeGreaterThan(5);
   });

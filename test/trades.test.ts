@@ -158,4 +158,21 @@ describe.skipIf(!HAVE_FIXTURES)('trades of the real AmmA swaps in the mainnet fi
     );
     expect(rows).toEqual(expected);
   });
+
+  it('names the receipts of each trade: its own and the ones it created (payouts and callbacks), read from the blocks', async () => {
+    // The creators of these swap receipts (the ft_transfer_call on the input token) ran in earlier blocks, not in
+    // the fixtures; the children are the outcomes' receipt_ids, read from the JSON.
+    const { rows } = await db.pool.query(`select block_height, receipt_ids from trades where dex = 'AmmA' order by block_height`);
+    expect(rows).toEqual([
+      { block_height: 55905793, receipt_ids: ['BKAFrhXEWKRxbsw8sfNDwXp3kiaHuTVjn4dohHaXGmHe', 'Bggfv9a462HzV9Exewy7EYhwuNr8jb3r12CaVEQMGd4f'] },
+      {
+        block_height: 81206675,
+        receipt_ids: ['9DiG8Qe8xW5HgHfA5yaaWCjctKHcwQSwfpVAVLivNUPw', '8D3XdqwbeLNiH4GRzrPpNs8A3MNnsyCXrRjrpiC5rRQJ', '5ew3dpUKL98VbdmaWf6SeTjUWPiFkcvBRa4iW3KhTbdf', 'vmxi4SVXs2z3cEHpx7UxmYfDtfJQK6hFTdp62bk5N6Y'],
+      },
+      {
+        block_height: 151768255,
+        receipt_ids: ['FwuVhcMer1KRrhddpnhpHbKrcbHWfHS74QZ1SXAn73rY', '3jPpKfzL9eY7wFZNBaR9TPNLdtZWoeKK14jXqtvcCs1M', '9u7Lopboa87VVEtiBF9ydb2ELpDcsUajD3BVS14AwXdb', 'HegKHTgUrFiHcZTuTzhxXWSkW29ozouZymYW9tZRxvBa'],
+      },
+    ]);
+  });
 });

@@ -2,34 +2,45 @@
 // visited twice, quoted hop by hop with the DEX's own math; the best is the largest output (exact in) or the
 // smallest input (exact out). Ties go to fewer hops, then to the smaller pool-key sequence, so the same state
 // always gives the same path. The last hop is looked up by its (token, token) pair, so a 3-hop search costs
-// deg(in)·deg(mid) pair lookups, not deg³ quotes. Pure.
+// deg(in)·min(deg(mid), deg(out)) pair lookups, not deg³ quotes. Pure.
 import type { Hop } from './hops.ts';
 
 export interface HopIndex {
+  /** Hops by input token. */
   from: Map<string, Hop[]>;
-  between: Map<string, Hop[]>;
+  /** Hops by input token, then output token. */
+  between: Map<string, Map<string, Hop[]>>;
+  /** Hops by output token, then input token (the same lists as `between`). */
+  into: Map<string, Map<string, Hop[]>>;
 }
 
-const pairKey = (a: string, b: string) => `${a}\u0000${b}`;
-
-/** Indexes hops by input token and by (input, output); each list sorted by pool id. */
+/** Indexes hops by input token, by (input, output) and by (output, input); each list sorted by pool id. */
 export function indexHops(hops: Iterable<Hop>): HopIndex {
   const from = new Map<string, Hop[]>();
-  const between = new Map<string, Hop[]>();
-  const push = (map: Map<string, Hop[]>, key: string, hop: Hop) => {
-    const list = map.get(key);
-    if (list) list.push(hop);
-    else map.set(key, [hop]);
-  };
+  const between = new Map<string, Map<string, Hop[]>>();
+  const into = new Map<string, Map<string, Hop[]>>();
   for (const hop of hops) {
-    push(from, hop.tokenIn, hop);
-    push(between, pairKey(hop.tokenIn, hop.tokenOut), hop);
+    const fromList = from.get(hop.tokenIn);
+    if (fromList) fromList.push(hop);
+    else from.set(hop.tokenIn, [hop]);
+    let byOut = between.get(hop.tokenIn);
+    if (byOut === undefined) between.set(hop.tokenIn, (byOut = new Map()));
+    let pair = byOut.get(hop.tokenOut);
+    if (pair === undefined) {
+      byOut.set(hop.tokenOut, (pair = []));
+      let byIn = into.get(hop.tokenOut);
+      if (byIn === undefined) into.set(hop.tokenOut, (byIn = new Map()));
+      byIn.set(hop.tokenIn, pair);
+    }
+    pair.push(hop);
   }
   const byPool = (a: Hop, b: Hop) => comparePoolIds(a.poolId, b.poolId);
   for (const list of from.values()) list.sort(byPool);
-  for (const list of between.values()) list.sort(byPool);
-  return { from, between };
+  for (const byOut of between.values()) for (const list of byOut.values()) list.sort(byPool);
+  return { from, between, into };
 }
+
+const hopsBetween = (index: HopIndex, a: string, b: string): Hop[] | undefined => index.between.get(a)?.get(b);
 
 /** Numeric pool ids in numeric order, others by text. */
 export function comparePoolIds(a: string, b: string): number {
@@ -47,17 +58,17 @@ export interface PathQuote {
 
 /** Every candidate path (as hop lists) from `tokenIn` to `tokenOut`, in a fixed order. */
 function* candidatePaths(index: HopIndex, tokenIn: string, tokenOut: string, maxHops: number): Generator<Hop[]> {
-  for (const hop of index.between.get(pairKey(tokenIn, tokenOut)) ?? []) yield [hop];
+  for (const hop of hopsBetween(index, tokenIn, tokenOut) ?? []) yield [hop];
   if (maxHops < 2) return;
   for (const first of index.from.get(tokenIn) ?? []) {
     const a = first.tokenOut;
     if (a === tokenOut || a === tokenIn) continue;
-    for (const last of index.between.get(pairKey(a, tokenOut)) ?? []) yield [first, last];
+    for (const last of hopsBetween(index, a, tokenOut) ?? []) yield [first, last];
     if (maxHops < 3) continue;
     for (const second of index.from.get(a) ?? []) {
       const b = second.tokenOut;
       if (b === tokenIn || b === a || b === tokenOut) continue;
-      const lasts = index.between.get(pairKey(b, tokenOut));
+      const lasts = hopsBetween(index, b, tokenOut);
       if (lasts === undefined) continue;
       for (const last of lasts) yield [first, second, last];
     }
@@ -100,10 +111,20 @@ function compareExactIn(a: PathQuote, b: PathQuote): number {
 }
 
 /**
- * The `keep` best exact-in paths, best first (empty when no path gives a positive output). The same candidates
- * as candidatePaths, but each prefix is quoted once (a hub token's first hop feeds hundreds of second hops).
+ * The `keep` best exact-in paths, best first (empty when no path gives a positive output), using no pool of
+ * `exclude`. The same candidates as candidatePaths, but each prefix is quoted once (a hub token's first hop feeds
+ * hundreds of second hops), and a 3-hop path's middle token is found from whichever side has fewer choices: the
+ * second hop's output tokens, or the tokens with a pool into the output token.
  */
-export function topPathsExactIn(index: HopIndex, tokenIn: string, tokenOut: string, amountIn: bigint, maxHops: number, keep: number): PathQuote[] {
+export function topPathsExactIn(
+  index: HopIndex,
+  tokenIn: string,
+  tokenOut: string,
+  amountIn: bigint,
+  maxHops: number,
+  keep: number,
+  exclude: ReadonlySet<string> = new Set(),
+): PathQuote[] {
   const top: PathQuote[] = [];
   const consider = (hops: Hop[], amounts: bigint[]) => {
     const candidate = { hops, amounts };
@@ -113,35 +134,56 @@ export function topPathsExactIn(index: HopIndex, tokenIn: string, tokenOut: stri
     top.splice(at, 0, candidate);
     if (top.length > keep) top.pop();
   };
-  for (const hop of index.between.get(pairKey(tokenIn, tokenOut)) ?? []) {
+  const usable = (hop: Hop) => !exclude.has(hop.poolId);
+  for (const hop of hopsBetween(index, tokenIn, tokenOut) ?? []) {
+    if (!usable(hop)) continue;
     const out = hop.out(amountIn);
     if (out !== null) consider([hop], [amountIn, out]);
   }
   if (maxHops < 2) return top;
+  const intoOut = index.into.get(tokenOut);
   for (const first of index.from.get(tokenIn) ?? []) {
     const a = first.tokenOut;
-    if (a === tokenOut || a === tokenIn) continue;
+    if (a === tokenOut || a === tokenIn || !usable(first)) continue;
     let amountA: bigint | null | undefined;
     const quoteA = () => (amountA === undefined ? (amountA = first.out(amountIn)) : amountA);
-    for (const last of index.between.get(pairKey(a, tokenOut)) ?? []) {
+    for (const last of hopsBetween(index, a, tokenOut) ?? []) {
+      if (!usable(last)) continue;
       const x = quoteA();
       if (x === null) break;
       const out = last.out(x);
       if (out !== null) consider([first, last], [amountIn, x, out]);
     }
-    if (maxHops < 3) continue;
-    for (const second of index.from.get(a) ?? []) {
-      const b = second.tokenOut;
-      if (b === tokenIn || b === a || b === tokenOut) continue;
-      const lasts = index.between.get(pairKey(b, tokenOut));
-      if (lasts === undefined) continue;
+    if (maxHops < 3 || intoOut === undefined) continue;
+    // Third hops b -> out, each after every usable second hop a -> b.
+    const viaB = (b: string, seconds: readonly Hop[], lasts: readonly Hop[]): boolean => {
+      if (b === tokenIn || b === a || b === tokenOut) return true;
       const x = quoteA();
-      if (x === null) break;
-      const y = second.out(x);
-      if (y === null) continue;
-      for (const last of lasts) {
-        const out = last.out(y);
-        if (out !== null) consider([first, second, last], [amountIn, x, y, out]);
+      if (x === null) return false;
+      for (const second of seconds) {
+        if (!usable(second)) continue;
+        const y = second.out(x);
+        if (y === null) continue;
+        for (const last of lasts) {
+          if (!usable(last)) continue;
+          const out = last.out(y);
+          if (out !== null) consider([first, second, last], [amountIn, x, y, out]);
+        }
+      }
+      return true;
+    };
+    const fromA = index.from.get(a) ?? [];
+    if (fromA.length <= intoOut.size) {
+      for (const second of fromA) {
+        const lasts = intoOut.get(second.tokenOut);
+        if (lasts !== undefined && !viaB(second.tokenOut, [second], lasts)) break;
+      }
+    } else {
+      const betweenA = index.between.get(a);
+      if (betweenA === undefined) continue;
+      for (const [b, lasts] of intoOut) {
+        const seconds = betweenA.get(b);
+        if (seconds !== undefined && !viaB(b, seconds, lasts)) break;
       }
     }
   }
@@ -169,8 +211,10 @@ export function quotePath(hops: readonly Hop[], amountIn: bigint): bigint[] | nu
 /**
  * Splits `amountIn` across paths that share no pool (so each one's output depends on its own part only): the
  * amount goes out in `chunks` equal parts (the remainder with the first), each to the path whose output grows the
- * most by it, i.e. the marginal outputs are equalized to within one chunk. Ties go to the earlier path. Returns the
- * paths that got a part, each quoted exactly for its part, in the order given; null when fewer than two get one.
+ * most by it, i.e. the marginal outputs are equalized to within one chunk. Then amounts move between paths in
+ * steps of a tenth, a hundredth... of a chunk while that raises the total (refineSplit): a path that deserves less
+ * than one chunk still gets its share. Ties go to the earlier path. Returns the paths that got a part, each quoted
+ * exactly for its part, in the order given; null when fewer than two get one.
  */
 export function splitExactIn(paths: readonly PathQuote[], amountIn: bigint, chunks: number): PathQuote[] | null {
   if (paths.length < 2 || chunks < 2) return null;
@@ -198,6 +242,7 @@ export function splitExactIn(paths: readonly PathQuote[], amountIn: bigint, chun
     outs[pick] = next[pick]!;
     next[pick] = quotePath(paths[pick]!.hops, parts[pick]! + chunk)?.at(-1) ?? null;
   }
+  refineSplit(paths, parts, outs, chunk / 10n);
   const used: PathQuote[] = [];
   for (const [i, path] of paths.entries()) {
     if (parts[i] === 0n) continue;
@@ -206,6 +251,47 @@ export function splitExactIn(paths: readonly PathQuote[], amountIn: bigint, chun
     used.push({ hops: path.hops, amounts });
   }
   return used.length >= 2 ? used : null;
+}
+
+/** Levels of refineSplit (steps of chunk/10 ... chunk/10^4) and the moves allowed per level. */
+const REFINE_LEVELS = 4;
+const REFINE_MOVES = 40;
+
+/**
+ * Local search over a split (in place): at each step size, the move of one step from one path to another that raises
+ * the total output most (outputs floored as the contract floors them), repeated while one does; then a step ten
+ * times smaller. Each move strictly raises the total, so it ends; ties go to the earlier pair.
+ */
+function refineSplit(paths: readonly PathQuote[], parts: bigint[], outs: bigint[], firstStep: bigint): void {
+  const outOf = (i: number, amount: bigint): bigint | null => (amount === 0n ? 0n : (quotePath(paths[i]!.hops, amount)?.at(-1) ?? null));
+  let step = firstStep;
+  for (let level = 0; level < REFINE_LEVELS && step > 0n; level++, step /= 10n) {
+    for (let move = 0; move < REFINE_MOVES; move++) {
+      const less = parts.map((p, i) => (p >= step ? outOf(i, p - step) : null));
+      const more = parts.map((p, i) => outOf(i, p + step));
+      let best: [number, number] | null = null;
+      let bestGain = 0n;
+      for (let from = 0; from < parts.length; from++) {
+        const down = less[from];
+        if (down === null || down === undefined) continue;
+        for (let to = 0; to < parts.length; to++) {
+          const up = more[to];
+          if (to === from || up === null || up === undefined) continue;
+          const gain = down + up - outs[from]! - outs[to]!;
+          if (gain > bestGain) {
+            bestGain = gain;
+            best = [from, to];
+          }
+        }
+      }
+      if (best === null) break;
+      const [from, to] = best;
+      parts[from] = parts[from]! - step;
+      parts[to] = parts[to]! + step;
+      outs[from] = less[from]!;
+      outs[to] = more[to]!;
+    }
+  }
 }
 
 /** Up to `max` of the paths, best first, each sharing no pool with an earlier one. */

@@ -26,8 +26,10 @@ const MAX_HOPS: Partial<Record<DexId, { exactIn: number; exactOut: number }>> = 
   StakeD: { exactIn: 1, exactOut: 1 },
 };
 
-/** AmmA splits an exact-in amount across up to MAX_SPLIT_PATHS pool-disjoint paths picked among the
- * SPLIT_CANDIDATES best single paths, in SPLIT_CHUNKS parts, when that gives more than the best path alone. */
+/** AmmA splits an exact-in amount across up to MAX_SPLIT_PATHS pool-disjoint paths: the best single path, then
+ * the SPLIT_CANDIDATES best paths that avoid its pools (ranked at one chunk's amount), then the other
+ * SPLIT_CANDIDATES best single paths; in SPLIT_CHUNKS parts refined below one chunk, when that gives more than the
+ * best path alone. */
 const SPLIT_CANDIDATES = 12;
 const MAX_SPLIT_PATHS = 4;
 const SPLIT_CHUNKS = 100;
@@ -91,7 +93,13 @@ export class Router {
       if (top.length === 0) return null;
       paths = [top[0]!];
       if (dex === 'AmmA') {
-        const split = splitExactIn(poolDisjoint(top, MAX_SPLIT_PATHS), amountIn, SPLIT_CHUNKS);
+        // The best path's complements: the paths that avoid its pools, ranked by what they give for one chunk (the
+        // part a complement may get), since a path that is poor alone can still be the best place for a share.
+        const best = top[0]!;
+        const probe = amountIn / BigInt(SPLIT_CHUNKS);
+        const avoid = new Set(best.hops.map((h) => h.poolId));
+        const complements = probe > 0n ? topPathsExactIn(index, tokenIn, tokenOut, probe, limits.exactIn, SPLIT_CANDIDATES, avoid) : [];
+        const split = splitExactIn(poolDisjoint([best, ...complements, ...top.slice(1)], MAX_SPLIT_PATHS), amountIn, SPLIT_CHUNKS);
         if (split !== null && totalOut(split) > totalOut(paths)) paths = split;
       }
     } else {

@@ -1,9 +1,10 @@
-// The token-data interface as one Fastify plugin: the HTTP methods, the /ws socket, and the LISTEN that keeps
+// The token-data interface as one Fastify plugin: the HTTP methods, Swagger UI at /docs, the /ws socket, and the LISTEN that keeps
 // subscriptions and the response cache in step with the indexer.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/connect.ts';
 import { MethodCaller } from './call.ts';
 import { initCompression } from './compress.ts';
+import { docsRoutes } from './docs.ts';
 import { tokenHttpRoutes } from './http.ts';
 import { LIMITS } from './limits.ts';
 import { BlocksListener } from './listen.ts';
@@ -23,6 +24,7 @@ export async function tokenDataRoutes(app: FastifyInstance, { db, httpCreditsPer
   const hub = new SocketHub(db, caller, METHODS_BY_NAME, app.log);
   tokenHttpRoutes(app, { caller, methods: METHODS, budget: new CreditBudget(httpCreditsPerMinute) });
   tokenSocketRoute(app, hub);
+  docsRoutes(app, '/openapi.json');
   const listener = new BlocksListener(db.pool.options, (notification) => {
     caller.newBlocks();
     void hub.notify(notification);

@@ -1,5 +1,6 @@
 // The `trades` projection: one row per user swap, from the DEXes' swap events. A user's swap is the swap events
-// (pool hops) of one (dex, receipt), in index order: the token and amount in of the first hop, the token and
+// (pool hops) of one (dex, receipt, trader), in index order (one receipt can settle several accounts' trades: a
+// NEAR Intents fill is the user's and the solver's): the token and amount in of the first hop, the token and
 // amount out of the last. Stakes, unstakes, wraps and unwraps are swaps of their DEX ids, so they are trades too.
 // Failed receipts give no swap events (the decoders see to it), so they give no trades.
 import type { Tx } from '../../db/connect.ts';
@@ -22,6 +23,8 @@ export interface Trade {
   amountOut: bigint;
   /** One per hop, in order; null where the decoder could not tell the pool. */
   poolIds: (string | null)[];
+  /** The receipts of its hops (see SwapEvent.receipts), each once, in order. */
+  receiptIds: string[];
 }
 
 /** The trades of events sorted by compareEvents, in the order of their first hops. Pure. */
@@ -29,13 +32,14 @@ export function groupTrades(events: readonly DomainEvent[]): Trade[] {
   const trades = new Map<string, Trade>();
   for (const e of events) {
     if (e.kind !== 'swap') continue;
-    const key = `${e.blockHeight}\u0000${e.receiptId}\u0000${e.dex}`;
+    const key = `${e.blockHeight}\u0000${e.receiptId}\u0000${e.dex}\u0000${e.trader ?? ''}`;
     const poolId = e.poolId === null ? null : String(e.poolId);
     const trade = trades.get(key);
     if (trade) {
       trade.tokenOut = e.tokenOut;
       trade.amountOut = e.amountOut;
       trade.poolIds.push(poolId);
+      for (const r of e.receipts ?? []) if (!trade.receiptIds.includes(r)) trade.receiptIds.push(r);
     } else {
       trades.set(key, {
         blockHeight: e.blockHeight,
@@ -50,13 +54,14 @@ export function groupTrades(events: readonly DomainEvent[]): Trade[] {
         amountIn: e.amountIn,
         amountOut: e.amountOut,
         poolIds: [poolId],
+        receiptIds: [...new Set(e.receipts ?? [e.receiptId])],
       });
     }
   }
   return [...trades.values()];
 }
 
-const COLUMNS = ['block_height', 'receipt_id', 'dex', 'index', 'timestamp_ms', 'tx_hash', 'trader', 'token_in', 'token_out', 'amount_in', 'amount_out', 'hops', 'pool_ids', 'value_usd'];
+const COLUMNS = ['block_height', 'receipt_id', 'dex', 'index', 'timestamp_ms', 'tx_hash', 'trader', 'token_in', 'token_out', 'amount_in', 'amount_out', 'hops', 'pool_ids', 'value_usd', 'receipt_ids'];
 
 /** A text[] literal that can hold NULL elements (db/copy.ts quotes every element, so it cannot). */
 function textArray(values: readonly (string | null)[]): string {
@@ -80,6 +85,7 @@ export function tradeRow(trade: Trade, valueUsd: bigint | null): CopyValue[] {
     trade.poolIds.length,
     textArray(trade.poolIds),
     valueUsd === null ? null : formatUsd(valueUsd),
+    textArray(trade.receiptIds),
   ];
 }
 

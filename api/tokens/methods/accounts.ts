@@ -1,6 +1,7 @@
 // balances.get and holders.get: one account's balances (now or at a height) with USD values, and a token's
 // holders by amount with their share of the supply.
 import { z } from 'zod';
+import { accountIdParam, tokenIdParam } from '../ids.ts';
 import { sql } from '../../../db/kysely.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal, share, usdValue } from '../decimal.ts';
@@ -9,11 +10,10 @@ import { LIMITS } from '../limits.ts';
 import { tokenExists } from './history.ts';
 import { precisionSchema } from './tokens.ts';
 
-const accountId = z.string().min(2).max(64);
 
 export const balancesGetParams = z.strictObject({
-  account_id: accountId,
-  tokens: z.array(accountId).max(LIMITS.max_ids).optional().describe('only these tokens'),
+  account_id: accountIdParam,
+  tokens: z.array(tokenIdParam).max(LIMITS.max_ids).optional().describe('only these tokens'),
   at_height: z.int().min(0).optional().describe('balances after this block (default: the latest)'),
   at_millis: z.int().min(0).optional().describe('balances after the last block at or before this time'),
   precision: precisionSchema.optional(),
@@ -87,7 +87,7 @@ export const balancesGet = defineMethod({
 });
 
 export const holdersGetParams = z.strictObject({
-  token: accountId,
+  token: tokenIdParam,
   limit: z.int().min(1).max(LIMITS.max_limit).default(100),
   cursor: z.string().max(200).optional().describe('next_cursor of the previous page'),
 });

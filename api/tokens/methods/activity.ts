@@ -1,6 +1,7 @@
 // activity.query and positions.get: one account's merged timeline (trades, transfers, stakes, wraps, liquidity
 // changes), and its positions with average cost and PnL from its trades.
 import { z } from 'zod';
+import { accountIdParam } from '../ids.ts';
 import { sql } from '../../../db/kysely.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal } from '../decimal.ts';
@@ -10,7 +11,6 @@ import { averageCost, positionsFromTrades, unrealized } from '../positions.ts';
 import { historyCache } from './history.ts';
 import { precisionSchema } from './tokens.ts';
 
-const accountId = z.string().min(2).max(64);
 
 export const ACTIVITY_KINDS = ['trade', 'transfer', 'stake', 'wrap', 'liquidity'] as const;
 type Kind = (typeof ACTIVITY_KINDS)[number];
@@ -28,7 +28,7 @@ const fieldList = <K extends Kind>(kind: K) =>
   z.array(z.enum(ACTIVITY_FIELDS[kind] as unknown as [string, ...string[]])).optional().describe(`fields of ${kind} rows (default all); over HTTP fields.${kind}=a,b`);
 
 export const activityQueryParams = z.strictObject({
-  account_id: accountId,
+  account_id: accountIdParam,
   kinds: z.array(z.enum(ACTIVITY_KINDS)).min(1).optional().describe('default: every kind'),
   fields: z
     .strictObject({ trade: fieldList('trade'), transfer: fieldList('transfer'), stake: fieldList('stake'), wrap: fieldList('wrap'), liquidity: fieldList('liquidity') })
@@ -136,7 +136,7 @@ export const positionsGet = defineMethod({
   name: 'positions.get',
   path: '/positions',
   summary: "An account's positions: per token held or traded, the amount, value, average cost and realized and unrealized PnL in USD from its trades (average-cost method).",
-  params: z.strictObject({ account_id: accountId, precision: precisionSchema.optional() }),
+  params: z.strictObject({ account_id: accountIdParam, precision: precisionSchema.optional() }),
   result: z.object({ height: z.int(), timestamp_millis: z.int(), account_id: z.string(), rows: z.array(positionRow) }),
   async run(snapshot, params) {
     const { db, head } = snapshot;

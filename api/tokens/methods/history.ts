@@ -5,6 +5,7 @@
 // now). `latest_id` is the id of the newest row matching the filters, whatever the page: a client comparing it
 // with what it has knows whether anything new arrived.
 import { z } from 'zod';
+import { accountIdParam, tokenIdParam } from '../ids.ts';
 import type { RawBuilder } from 'kysely';
 import { sql } from '../../../db/kysely.ts';
 import { badRequest } from '../errors.ts';
@@ -12,7 +13,6 @@ import { presentDecimal } from '../decimal.ts';
 import { defineMethod, type CacheRule, type Head, type Snapshot } from '../method.ts';
 import { LIMITS } from '../limits.ts';
 
-const accountId = z.string().min(2).max(64);
 const integerText = z.string().regex(/^\d+$/, 'an integer amount in the smallest unit');
 const millis = z.int().min(0);
 
@@ -64,10 +64,10 @@ export async function tokenExists(snapshot: Snapshot, token: string): Promise<bo
 }
 
 export const tradesQueryParams = z.strictObject({
-  token: accountId.optional().describe('trades with this token on either side'),
+  token: tokenIdParam.optional().describe('trades with this token on either side'),
   pool: z.string().max(100).optional().describe('trades through this pool id (any hop)'),
   dex: z.string().max(20).optional().describe('DEX id, e.g. AmmA'),
-  trader: accountId.optional(),
+  trader: accountIdParam.optional(),
   side: z.enum(['buy', 'sell']).optional().describe('relative to token (needs token): buy = token received'),
   min_usd: z.number().min(0).optional().describe('smallest USD value kept (trades without a USD value are dropped)'),
   ...historyCommon,
@@ -87,6 +87,7 @@ const tradeRow = z.object({
   amount_out: z.string().describe('smallest units'),
   hops: z.int(),
   pool_ids: z.array(z.string().nullable()),
+  receipt_ids: z.array(z.string()).describe('the receipt that created the swap (when indexed in the same block), the swap, and the receipts it created (payouts, callbacks)'),
   value_usd: z.string().nullable(),
   side: z.enum(['buy', 'sell']).optional().describe('present when token is given: buy when the token was received (a round trip through the token counts as either; it is labelled as the side asked for, else buy)'),
 });
@@ -115,14 +116,15 @@ export const tradesQuery = defineMethod({
     const dir = sql.raw(newest ? 'desc' : 'asc');
     let page = base;
     if (params.cursor) {
-      const key = parseCursor(params.cursor, false);
-      page = sql`${base} and (block_height, receipt_id, dex) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${key.last}::text)`;
+      const key = parseCursor(params.cursor, true);
+      page = sql`${base} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${Number(key.last)}::int)`;
     }
+    // A trade is keyed like the event of its first hop: (block, receipt, index).
     const { rows } = await sql<Record<string, any>>`
-      select * from trades where ${page} order by block_height ${dir}, receipt_id ${dir}, dex ${dir} limit ${params.limit}`.execute(snapshot.db);
+      select * from trades where ${page} order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
     const { rows: latest } = await sql<Record<string, any>>`
-      select block_height, receipt_id, dex from trades where ${base} order by block_height desc, receipt_id desc, dex desc limit 1`.execute(snapshot.db);
-    const id = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.dex}`;
+      select block_height, receipt_id, index from trades where ${base} order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db);
+    const id = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.index}`;
     const result = {
       height: snapshot.head.height,
       timestamp_millis: snapshot.head.timestamp_millis,
@@ -142,6 +144,7 @@ export const tradesQuery = defineMethod({
         amount_out: String(r.amount_out),
         hops: r.hops,
         pool_ids: r.pool_ids,
+        receipt_ids: r.receipt_ids,
         value_usd: presentDecimal(r.value_usd, undefined),
         ...(params.token ? { side: params.side ?? (r.token_out === params.token ? ('buy' as const) : ('sell' as const)) } : {}),
       })),
@@ -152,10 +155,10 @@ export const tradesQuery = defineMethod({
 });
 
 export const transfersQueryParams = z.strictObject({
-  token: accountId.optional().describe('`near` for native NEAR'),
-  account: accountId.optional().describe('transfers from or to this account'),
-  from: accountId.optional().describe('sender'),
-  to: accountId.optional().describe('receiver'),
+  token: tokenIdParam.optional().describe('`near` for native NEAR'),
+  account: accountIdParam.optional().describe('transfers from or to this account'),
+  from: accountIdParam.optional().describe('sender'),
+  to: accountIdParam.optional().describe('receiver'),
   min_amount: integerText.optional().describe('smallest amount kept, smallest units'),
   ...historyCommon,
 });

@@ -1,5 +1,6 @@
 // candles.get and prices.at: a token's USD (or NEAR) candles with gaps filled, and the price in force at times.
 import { z } from 'zod';
+import { tokenIdParam } from '../ids.ts';
 import { sql } from '../../../db/kysely.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal, USD_SCALE } from '../decimal.ts';
@@ -27,7 +28,7 @@ export function bucketStart(millis: number, resolution: Resolution): number {
 }
 
 export const candlesGetParams = z.strictObject({
-  token: z.string().min(2).max(64),
+  token: tokenIdParam,
   resolution: z.enum(Object.keys(RESOLUTION_MS) as [Resolution, ...Resolution[]]),
   from_millis: z.int().min(0).optional().describe('first bucket: the one containing this time'),
   to_millis: z.int().min(0).optional().describe('last bucket: the one containing this time (default: the latest block)'),
@@ -128,7 +129,7 @@ export const candlesGet = defineMethod({
 
 export const pricesAtParams = z.strictObject({
   at: z
-    .array(z.strictObject({ token: z.string().min(2).max(64), timestamp_millis: z.int().min(0) }))
+    .array(z.strictObject({ token: tokenIdParam, timestamp_millis: z.int().min(0) }))
     .min(1)
     .max(LIMITS.max_ids)
     .describe('over HTTP `at=<token>:<timestamp_millis>,...`'),

@@ -3,6 +3,7 @@
 // the index does not know). A token is known when it has a `tokens` row (seen in transfers or metadata) or a
 // `token_market` row (it is in a pool).
 import { z } from 'zod';
+import { tokenIdParam } from '../ids.ts';
 import type { Kysely, RawBuilder } from 'kysely';
 import { sql } from '../../../db/kysely.ts';
 import type { Database } from '../../../db/schema.ts';
@@ -41,10 +42,9 @@ export const sortSchema = z
   .strictObject({ by: z.enum(['account_id', ...TOKEN_FIELD_NAMES]), desc: z.boolean().default(false) })
   .describe('over HTTP `sort=field` (ascending) or `sort=-field` (descending); tokens without a value come last');
 export const precisionSchema = z.int().min(1).max(40).describe('significant digits of decimal USD fields (default: exact)');
-const accountId = z.string().min(2).max(64);
 
 export const tokensGetParams = z.strictObject({
-  ids: z.array(accountId).max(LIMITS.max_ids).optional().describe('only these tokens (`near` for native NEAR)'),
+  ids: z.array(tokenIdParam).max(LIMITS.max_ids).optional().describe('only these tokens (`near` for native NEAR)'),
   fields: fieldsSchema.optional(),
   where: whereSchema.optional(),
   sort: sortSchema.optional().describe('default: liquidity_usd descending'),

@@ -1,0 +1,24 @@
+// temporary debug
+import { readFile } from 'node:fs/promises';
+import { estimateSwap, type Pool as SdkPool, type TokenMetadata } from '@ref-finance/ref-sdk';
+import { parsePoolsJson } from '../indexer/pools-import/parse.ts';
+import { hopsOfPool } from '../api/routing/hops.ts';
+import { indexHops, topPathsExactIn, poolDisjoint, splitExactIn } from '../api/routing/paths.ts';
+import { contractsOf } from '../dexes/contracts.ts';
+const parsed = parsePoolsJson(JSON.parse(await readFile('../shared/fixtures/pools/ref-indexer-pools-2024-04.json', 'utf8')));
+const contracts = contractsOf('mainnet');
+const hops = parsed.pools.flatMap((p) => hopsOfPool({ dex: 'AmmA', poolId: String(p.poolId), state: p as any, updatedHeight: 0 }, { contracts, registrations: null }));
+const index = indexHops(hops);
+const [tin, tout, amt] = process.argv.slice(2) as [string, string, string];
+const top = topPathsExactIn(index, tin, tout, BigInt(amt), 3, 12);
+for (const p of top) console.log('top', p.hops.map((h) => `${h.poolId}:${h.tokenIn}>${h.tokenOut}`).join(' | '), p.amounts.at(-1));
+const dis = poolDisjoint(top, 4);
+console.log('disjoint', dis.map((p) => p.hops.map((h) => h.poolId).join('-')));
+const split = splitExactIn(dis, BigInt(amt), 100);
+console.log('split', split?.map((p) => [p.hops.map((h) => h.poolId).join('-'), p.amounts[0], p.amounts.at(-1)]));
+const meta = new Map<string, TokenMetadata>();
+const sdkPools: SdkPool[] = parsed.pools.map((p) => { for (const t of p.tokens) meta.set(t, { id: t, name: t, symbol: t, decimals: 0, icon: '' }); return { id: p.poolId, tokenIds: p.tokens, supplies: { [p.tokens[0]!]: p.amounts[0]!.toString(), [p.tokens[1]!]: p.amounts[1]!.toString() }, fee: p.totalFee, shareSupply: '0', tvl: 0, token0_ref_price: '0' }; });
+const list = JSON.stringify(Object.fromEntries(meta));
+(globalThis as any).window = globalThis; (globalThis as any).localStorage = { getItem: () => list, setItem() {} };
+const views = await estimateSwap({ tokenIn: meta.get(tin)!, tokenOut: meta.get(tout)!, amountIn: amt, simplePools: sdkPools, options: { enableSmartRouting: true } });
+for (const v of views) console.log('sdk', v.pool.id, v.inputToken, '>', v.outputToken, v.pool.partialAmountIn, v.estimate);

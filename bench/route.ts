@@ -1,0 +1,409 @@
+// AmmA routing against Ref's own SDK (`@ref-finance/ref-sdk` estimateSwap, smart routing), offline, over the same
+// pools, in the same process:
+// 1. The Ref indexer pool snapshot (../shared/fixtures/pools/) goes through `dexlake pools import`'s functions into a
+//    fresh database; the router's in-memory graph is loaded from the `pools` table, and the SDK gets the same rows
+//    as its `Pool` objects.
+// 2. A seeded set of cases over the best-connected tokens: direct, 2-hop and 3-hop pairs (shortest distance in the
+//    pool graph), amounts from 0.01 % to 10 % of the input token's deepest reserve (log-uniform).
+// 3. Both answers are re-executed with the contract's exact math (dexes/amm-a/math.ts) as the contract would run
+//    the actions it is sent: in order, each pool's reserves updated after every action, an action without
+//    `amount_in` taking the previous action's output. The SDK's own estimates (floats) are not compared.
+// 4. Latency: our `Router.bestRoute('AmmA', ...)` against `estimateSwap`, one timed call each per case after a
+//    warm-up; then GET /route end to end over real HTTP (`buildServer`) for the same cases.
+//
+// Offline: estimateSwap with smart routing asks for the token list (`getTokensTiny`), which it reads from the
+// browser's localStorage when `window` exists, else from Ref's indexer over fetch. It is given the list as data
+// through that cache, for the synchronous part of each call only, and every token gets decimals 0 so that its
+// amounts are our raw units (its routing math is scale-free). `fetch` throws during the SDK's calls, and the number
+// of attempts is printed.
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import { estimateSwap, type EstimateSwapView, type Pool as SdkPool, type TokenMetadata } from '@ref-finance/ref-sdk';
+import { buildServer } from '../api/server.ts';
+import { RoutingGraph } from '../api/routing/graph.ts';
+import { parseRouteQuery, type RouteQuery } from '../api/routing/params.ts';
+import type { QuoteJson } from '../api/routing/quote.ts';
+import { Router } from '../api/routing/route.ts';
+import { connect, ensureDatabase, withDatabase } from '../db/connect.ts';
+import { startEmbeddedPostgres } from '../db/embedded.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { simpleSwap } from '../dexes/amm-a/math.ts';
+import { contractsOf } from '../dexes/contracts.ts';
+import { parsePoolsJson, poolStateEvents } from '../indexer/pools-import/parse.ts';
+import { writeImport } from '../indexer/pools-import/write.ts';
+
+const POOLS_FILE = fileURLToPath(new URL('../../shared/fixtures/pools/ref-indexer-pools-2024-04.json', import.meta.url));
+const CASES_PER_KIND = Number(process.env.BENCH_ROUTE_CASES ?? 80);
+const SEED = Number(process.env.BENCH_ROUTE_SEED ?? 20240401);
+/** The snapshot records no height; early April 2024 is about here. */
+const IMPORT_HEIGHT = 116_000_000;
+const HUBS = 20;
+const WARMUP = 10;
+
+// ---- pure helpers ----
+
+/** mulberry32: a small seeded PRNG, so the same seed gives the same cases. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Nearest-rank percentile of a sorted list. */
+function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+interface BenchPool {
+  id: number;
+  tokens: [string, string];
+  amounts: [bigint, bigint];
+  fee: number;
+}
+
+/** One swap action as the contract receives it: no `amountIn` means the previous action's output. */
+interface SwapAction {
+  poolId: number;
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: bigint | null;
+}
+
+/**
+ * The contract's execution of `actions` over copies of the pools: in order, reserves updated after each action.
+ * Returns the total received of `tokenOut`, or null when an action names a pool or token that does not fit.
+ */
+function executeActions(actions: readonly SwapAction[], pools: ReadonlyMap<number, BenchPool>, tokenOut: string): bigint | null {
+  const reserves = new Map<number, [bigint, bigint]>();
+  let previous: bigint | null = null;
+  let received = 0n;
+  for (const action of actions) {
+    const pool = pools.get(action.poolId);
+    if (pool === undefined) return null;
+    const i = pool.tokens.indexOf(action.tokenIn);
+    const o = pool.tokens.indexOf(action.tokenOut);
+    if (i < 0 || o < 0 || i === o) return null;
+    const amountIn = action.amountIn ?? previous;
+    if (amountIn === null) return null;
+    const current = reserves.get(pool.id) ?? [...pool.amounts];
+    const swap = simpleSwap(current[i]!, current[o]!, amountIn, pool.fee);
+    current[i] = swap.reserveIn;
+    current[o] = swap.reserveOut;
+    reserves.set(pool.id, current as [bigint, bigint]);
+    previous = swap.amountOut;
+    if (action.tokenOut === tokenOut) received += swap.amountOut;
+  }
+  return received;
+}
+
+/** The SDK's answer as the actions its own `instantSwap` sends (v1-swap: amount_in on a route's first hop only). */
+function sdkActions(views: readonly EstimateSwapView[], tokenIn: string): SwapAction[] | null {
+  const actions: SwapAction[] = [];
+  for (const view of views) {
+    if (view.inputToken === undefined || view.outputToken === undefined) return null;
+    let amountIn: bigint | null = null;
+    if (view.inputToken === tokenIn) {
+      const text = view.pool.partialAmountIn;
+      if (text === undefined || !/^\d+$/.test(text)) return null;
+      amountIn = BigInt(text);
+    }
+    actions.push({ poolId: Number(view.pool.id), tokenIn: view.inputToken, tokenOut: view.outputToken, amountIn });
+  }
+  return actions;
+}
+
+// ---- the run ----
+
+if (!existsSync(POOLS_FILE)) {
+  console.log(`bench:route skipped: ${POOLS_FILE} is absent`);
+} else {
+  await run();
+}
+
+async function run(): Promise<void> {
+  const work = path.join(tmpdir(), `dexlake-bench-route-${randomBytes(6).toString('hex')}`);
+  let url = process.env.DATABASE_URL;
+  let stopPg = async () => {};
+  if (!url) {
+    const pg = await startEmbeddedPostgres({ dir: path.join(work, 'pg'), port: 0 });
+    url = pg.url;
+    stopPg = pg.stop;
+  }
+  const dbUrl = withDatabase(url, `dexlake_bench_${randomBytes(4).toString('hex')}`);
+  await ensureDatabase(dbUrl);
+  const db = connect(dbUrl);
+  try {
+    await migrateToLatest(db.kysely);
+    // What `dexlake pools import FILE --height H` does (cli/pools.ts), with the same functions.
+    const parsed = parsePoolsJson(JSON.parse(await readFile(POOLS_FILE, 'utf8')));
+    const contracts = contractsOf('mainnet');
+    await writeImport(db, IMPORT_HEIGHT, poolStateEvents(parsed.pools, { contractId: contracts.AmmA, height: IMPORT_HEIGHT, timestampMs: 0 }));
+    const graph = new RoutingGraph(db);
+    await graph.loadAll();
+    const router = new Router(graph, contracts);
+
+    const pools = new Map<number, BenchPool>();
+    for (const p of graph.poolsOf('AmmA')) {
+      const s = p.state;
+      if (s.kind !== 'simple' || s.tokens.length !== 2) continue;
+      pools.set(Number(p.poolId), {
+        id: Number(p.poolId),
+        tokens: [s.tokens[0]!, s.tokens[1]!],
+        amounts: [s.amounts[0]!, s.amounts[1]!],
+        fee: s.totalFee as number,
+      });
+    }
+    console.log(`pools    ${parsed.total} in ${path.basename(POOLS_FILE)}: ${parsed.pools.length} simple pools imported, ${pools.size} in the routing graph`);
+
+    const cases = sampleCases(pools);
+    const kinds = [1, 2, 3].map((k) => cases.filter((c) => c.hops === k).length);
+    console.log(`cases    ${cases.length} (seed ${SEED}): ${kinds[0]} direct, ${kinds[1]} 2-hop, ${kinds[2]} 3-hop; amounts 0.01%..10% of the input's deepest reserve`);
+
+    // The SDK's inputs, from the same rows.
+    const sdkPools: SdkPool[] = [...pools.values()].map((p) => ({
+      id: p.id,
+      tokenIds: [...p.tokens],
+      supplies: { [p.tokens[0]]: p.amounts[0].toString(), [p.tokens[1]]: p.amounts[1].toString() },
+      fee: p.fee,
+      total_fee: p.fee,
+      shareSupply: '0',
+      tvl: 0,
+      token0_ref_price: '0',
+      pool_kind: 'SIMPLE_POOL',
+    }));
+    const tokenMeta = new Map<string, TokenMetadata>();
+    for (const p of pools.values()) for (const t of p.tokens) tokenMeta.set(t, { id: t, name: t, symbol: t, decimals: 0, icon: '' });
+    const tokenList = JSON.stringify(Object.fromEntries(tokenMeta));
+
+    let sdkFetches = 0;
+    const realFetch = globalThis.fetch;
+    const callSdk = (c: Case): Promise<EstimateSwapView[]> => {
+      const g = globalThis as Record<string, unknown>;
+      g.window = g;
+      g.localStorage = { getItem: (key: string) => (key === 'REF_WIDGET_ALL_LIGHT_TOKENS_LIST_VALUE' ? tokenList : null), setItem() {}, removeItem() {} };
+      try {
+        return estimateSwap({
+          tokenIn: tokenMeta.get(c.tokenIn)!,
+          tokenOut: tokenMeta.get(c.tokenOut)!,
+          amountIn: c.amountIn.toString(),
+          simplePools: sdkPools,
+          options: { enableSmartRouting: true },
+        });
+      } finally {
+        delete g.window;
+        delete g.localStorage;
+      }
+    };
+    const query = (c: Case, dexes: string): RouteQuery => {
+      const parsedQuery = parseRouteQuery(
+        { token_in: c.tokenIn, token_out: c.tokenOut, amount_in: c.amountIn.toString(), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.005', dexes },
+        'mainnet',
+      );
+      if (!parsedQuery.ok) throw new Error(`case ${c.tokenIn} -> ${c.tokenOut}: ${parsedQuery.error}`);
+      return parsedQuery.query;
+    };
+    const ctx = { contracts, registrations: null };
+
+    // Warm-up (JIT, our hop index), untimed.
+    globalThis.fetch = (async () => {
+      sdkFetches++;
+      throw new Error('bench:route: the SDK runs offline');
+    }) as typeof fetch;
+    for (const c of cases.slice(0, WARMUP)) {
+      router.bestRoute('AmmA', query(c, 'AmmA'), ctx);
+      await callSdk(c).catch(() => []);
+    }
+
+    const ourMs: number[] = [];
+    const sdkMs: number[] = [];
+    const results: { c: Case; ours: bigint | null; sdk: bigint | null; sdkError: string | null }[] = [];
+    for (const c of cases) {
+      const q = query(c, 'AmmA');
+      let t = performance.now();
+      const route = router.bestRoute('AmmA', q, ctx);
+      ourMs.push(performance.now() - t);
+      t = performance.now();
+      let views: EstimateSwapView[] | null = null;
+      let sdkError: string | null = null;
+      try {
+        views = await callSdk(c);
+      } catch (err) {
+        sdkError = (err as Error).message ?? String(err);
+      }
+      sdkMs.push(performance.now() - t);
+      const ourActions: SwapAction[] | null =
+        route === null
+          ? null
+          : route.paths.flatMap((p) => p.hops.map((h, i) => ({ poolId: Number(h.poolId), tokenIn: h.tokenIn, tokenOut: h.tokenOut, amountIn: i === 0 ? p.amounts[0]! : null })));
+      const ours = ourActions === null ? null : executeActions(ourActions, pools, c.tokenOut);
+      if (route !== null && ours !== route.amountOut) throw new Error(`our quote ${route.amountOut} does not re-execute to itself (${ours}) for ${c.tokenIn} -> ${c.tokenOut}`);
+      let sdk: bigint | null = null;
+      if (views !== null) {
+        const actions = sdkActions(views, c.tokenIn);
+        const spent = actions?.reduce((sum, a) => sum + (a.amountIn ?? 0n), 0n);
+        if (actions === null || spent !== c.amountIn) sdkError = `unexecutable answer (${actions === null ? 'malformed' : `spends ${spent} of ${c.amountIn}`})`;
+        else sdk = executeActions(actions, pools, c.tokenOut);
+      }
+      results.push({ c, ours, sdk, sdkError });
+    }
+    globalThis.fetch = realFetch;
+
+    // Comparison.
+    let better = 0;
+    let equal = 0;
+    let worse = 0;
+    let sdkNone = 0;
+    let bothNone = 0;
+    const gainsPpm: bigint[] = [];
+    const worseCases: string[] = [];
+    for (const r of results) {
+      if (r.sdk === null) {
+        if (r.ours === null) bothNone++;
+        else sdkNone++;
+        continue;
+      }
+      const ours = r.ours ?? 0n;
+      if (ours > r.sdk) better++;
+      else if (ours === r.sdk) equal++;
+      else {
+        worse++;
+        worseCases.push(`${r.c.tokenIn} -> ${r.c.tokenOut} ${r.c.amountIn}: ours ${ours}, SDK ${r.sdk}`);
+      }
+      if (r.sdk > 0n) gainsPpm.push(((ours - r.sdk) * 1_000_000n) / r.sdk);
+    }
+    gainsPpm.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const pct = (ppm: bigint | undefined) => (ppm === undefined ? 'n/a' : `${(Number(ppm) / 10_000).toFixed(4)}%`);
+    const median = gainsPpm.length ? gainsPpm[Math.ceil(gainsPpm.length / 2) - 1] : undefined;
+    console.log(
+      `quality  ours vs SDK (both re-executed with the contract math): better ${better}, equal ${equal}, worse ${worse}` +
+        ` (target 0); SDK no route or unexecutable ${sdkNone}, neither routes ${bothNone}`,
+    );
+    console.log(`gain     median ${pct(median)}  max ${pct(gainsPpm.at(-1))}  (ours/SDK − 1, over the ${gainsPpm.length} cases both route)`);
+    for (const line of worseCases.slice(0, 10)) console.log(`worse    ${line}`);
+    const sdkErrors = new Map<string, number>();
+    for (const r of results) if (r.sdkError !== null) sdkErrors.set(r.sdkError, (sdkErrors.get(r.sdkError) ?? 0) + 1);
+    for (const [message, n] of sdkErrors) console.log(`sdk      ${n} cases: ${message}`);
+
+    ourMs.sort((a, b) => a - b);
+    sdkMs.sort((a, b) => a - b);
+    const ms = (v: number) => `${v.toFixed(3)} ms`;
+    console.log(`latency  ours p50 ${ms(percentile(ourMs, 50))} p99 ${ms(percentile(ourMs, 99))}; SDK p50 ${ms(percentile(sdkMs, 50))} p99 ${ms(percentile(sdkMs, 99))}`);
+    console.log(
+      `ratio    ours/SDK p50 ${(percentile(ourMs, 50) / percentile(sdkMs, 50)).toFixed(4)}  p99 ${(percentile(ourMs, 99) / percentile(sdkMs, 99)).toFixed(4)}  (target p50 <= 0.0100); SDK network attempts ${sdkFetches}`,
+    );
+
+    await httpRun(db, cases, results);
+  } finally {
+    await db.close();
+    await stopPg();
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+interface Case {
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: bigint;
+  /** The shortest path's length in the pool graph. */
+  hops: number;
+}
+
+/**
+ * CASES_PER_KIND cases at each shortest distance 1, 2, 3, from one of the HUBS best-connected tokens (most pools
+ * with both reserves positive) to any token at that distance, the partner drawn among the best connected first;
+ * the direction is drawn too. Deterministic for a seed.
+ */
+function sampleCases(pools: ReadonlyMap<number, BenchPool>): Case[] {
+  const random = prng(SEED);
+  const neighbours = new Map<string, Set<string>>();
+  const deepest = new Map<string, bigint>();
+  for (const p of pools.values()) {
+    if (p.amounts[0] <= 0n || p.amounts[1] <= 0n) continue;
+    for (const [i, t] of p.tokens.entries()) {
+      const other = p.tokens[1 - i]!;
+      (neighbours.get(t) ?? neighbours.set(t, new Set()).get(t)!).add(other);
+      if ((deepest.get(t) ?? 0n) < p.amounts[i as 0 | 1]) deepest.set(t, p.amounts[i as 0 | 1]);
+    }
+  }
+  const byDegree = [...neighbours.keys()].sort((a, b) => neighbours.get(b)!.size - neighbours.get(a)!.size || (a < b ? -1 : 1));
+  const rank = new Map(byDegree.map((t, i) => [t, i]));
+  const hubs = byDegree.slice(0, HUBS);
+  const candidates: [string, string][][] = [[], [], [], []];
+  for (const hub of hubs) {
+    const distance = new Map<string, number>([[hub, 0]]);
+    let frontier = [hub];
+    for (let d = 1; d <= 3; d++) {
+      const next: string[] = [];
+      for (const t of frontier) {
+        for (const n of neighbours.get(t)!) {
+          if (distance.has(n)) continue;
+          distance.set(n, d);
+          next.push(n);
+          candidates[d]!.push([hub, n]);
+        }
+      }
+      frontier = next;
+    }
+  }
+  const cases: Case[] = [];
+  for (const hops of [1, 2, 3]) {
+    // The best-connected partners first: the pool of pairs to draw from is the 4·CASES_PER_KIND best ranked.
+    const list = candidates[hops]!.sort((a, b) => rank.get(a[1])! - rank.get(b[1])! || rank.get(a[0])! - rank.get(b[0])!).slice(0, 4 * CASES_PER_KIND);
+    for (let i = 0; i < CASES_PER_KIND && list.length > 0; i++) {
+      const [a, b] = list.splice(Math.floor(random() * list.length), 1)[0]!;
+      const [tokenIn, tokenOut] = random() < 0.5 ? [a, b] : [b, a];
+      // Log-uniform from 10^-4 to 10^-1 of the input token's deepest reserve, in parts per 10^12.
+      const fraction = BigInt(Math.round(10 ** (-4 + 3 * random()) * 1e12));
+      const amountIn = (deepest.get(tokenIn)! * fraction) / 1_000_000_000_000n;
+      if (amountIn > 0n) cases.push({ tokenIn, tokenOut, amountIn, hops });
+    }
+  }
+  return cases;
+}
+
+/** GET /route over real HTTP for the same cases; the AmmA amount must be the in-process one. */
+async function httpRun(db: ReturnType<typeof connect>, cases: readonly Case[], results: readonly { ours: bigint | null }[]): Promise<void> {
+  const app = await buildServer({ db, logLevel: 'silent' });
+  try {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = app.server.address() as AddressInfo;
+    const urlOf = (c: Case) =>
+      `http://127.0.0.1:${port}/route?` +
+      new URLSearchParams({ token_in: c.tokenIn, token_out: c.tokenOut, amount_in: c.amountIn.toString(), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.005' }).toString();
+    for (const c of cases.slice(0, WARMUP)) await (await fetch(urlOf(c))).text();
+    const times: number[] = [];
+    let mismatches = 0;
+    let failures = 0;
+    for (const [i, c] of cases.entries()) {
+      const t = performance.now();
+      const response = await fetch(urlOf(c));
+      const body = await response.text();
+      times.push(performance.now() - t);
+      if (response.status !== 200) {
+        failures++;
+        continue;
+      }
+      const amm = (JSON.parse(body) as QuoteJson[]).find((q) => q.dex_id === 'AmmA');
+      const amount = amm && 'amount_out' in amm.estimated_amount ? BigInt(amm.estimated_amount.amount_out) : null;
+      if (amount !== (results[i]!.ours ?? null)) mismatches++;
+    }
+    times.sort((a, b) => a - b);
+    console.log(
+      `http     GET /route p50 ${percentile(times, 50).toFixed(3)} ms  p99 ${percentile(times, 99).toFixed(3)} ms over ${times.length} requests` +
+        ` (sequential, keep-alive, every DEX id asked); non-200 ${failures}, AmmA amount differing from in-process ${mismatches}`,
+    );
+  } finally {
+    await app.close();
+  }
+}
