@@ -290,6 +290,15 @@ async function run(): Promise<void> {
         ` (target 0); SDK no route or unexecutable ${sdkNone}, neither routes ${bothNone}`,
     );
     console.log(`gain     median ${pct(median)}  max ${pct(gainsPpm.at(-1))}  (ours/SDK − 1, over the ${gainsPpm.length} cases both route)`);
+    for (const hops of [1, 2, 3]) {
+      const of = results.filter((r) => r.c.hops === hops);
+      const routed = of.filter((r) => r.sdk !== null);
+      const count = (test: (ours: bigint, sdk: bigint) => boolean) => routed.filter((r) => test(r.ours ?? 0n, r.sdk!)).length;
+      console.log(
+        `  ${['direct', '2-hop', '3-hop'][hops - 1]!.padEnd(6)} better ${count((o, k) => o > k)}, equal ${count((o, k) => o === k)}, worse ${count((o, k) => o < k)};` +
+          ` SDK no route or unexecutable ${of.length - routed.length} of ${of.length}`,
+      );
+    }
     for (const line of worseCases.slice(0, 10)) console.log(`worse    ${line}`);
     const sdkErrors = new Map<string, number>();
     for (const r of results) if (r.sdkError !== null) sdkErrors.set(r.sdkError, (sdkErrors.get(r.sdkError) ?? 0) + 1);

@@ -260,7 +260,8 @@ const REFINE_MOVES = 40;
 /**
  * Local search over a split (in place): at each step size, the move of one step from one path to another that raises
  * the total output most (outputs floored as the contract floors them), repeated while one does; then a step ten
- * times smaller. Each move strictly raises the total, so it ends; ties go to the earlier pair.
+ * times smaller. A move must gain at least 2 units: the two floors alone can make a move that loses value gain 1,
+ * and such a move is noise, not a better split. Each move raises the total, so it ends; ties go to the earlier pair.
  */
 function refineSplit(paths: readonly PathQuote[], parts: bigint[], outs: bigint[], firstStep: bigint): void {
   const outOf = (i: number, amount: bigint): bigint | null => (amount === 0n ? 0n : (quotePath(paths[i]!.hops, amount)?.at(-1) ?? null));
@@ -270,7 +271,7 @@ function refineSplit(paths: readonly PathQuote[], parts: bigint[], outs: bigint[
       const less = parts.map((p, i) => (p >= step ? outOf(i, p - step) : null));
       const more = parts.map((p, i) => outOf(i, p + step));
       let best: [number, number] | null = null;
-      let bestGain = 0n;
+      let bestGain = 1n;
       for (let from = 0; from < parts.length; from++) {
         const down = less[from];
         if (down === null || down === undefined) continue;

@@ -16,9 +16,11 @@
 import type { Block, ReceiptOutcome, StateChange } from '../../near/block.ts';
 import { BorshReader } from '../../near/borsh.ts';
 import { isSuccess } from '../../near/decode.ts';
+import { parseJsonObject } from '../../near/nep297.ts';
 import {
   AMM_A_DEX_ID,
   type AmmAEvent,
+  type AmmALiquidityEvent,
   type AmmAPoolDeletedEvent,
   type AmmAPoolStateEvent,
   type AmmARatesEvent,
@@ -56,6 +58,7 @@ export function decodeAmmA(block: Block, options?: DecodeAmmAOptions): AmmAEvent
       txByReceipt.set(outcome.receiptId, outcome.txHash);
       if (outcome.executorId !== contractId || !isSuccess(outcome)) continue;
       decodeSwaps(block, outcome, contractId, indexFor, events);
+      decodeLiquidity(block, outcome, contractId, indexFor, events);
     }
   }
 
@@ -131,6 +134,66 @@ function valueBytes(sc: StateChange, height: number): Uint8Array {
   const b64 = sc.change.valueBase64;
   if (b64 === undefined) throw new AmmAStateError(`block ${height}: data_update without a value`);
   return BorshReader.fromBase64(b64).bytes;
+}
+
+// ---- liquidity ----
+
+// `log!("Liquidity added {:?}, minted {} shares", ["<amount> <token>", ...], shares)` and
+// `log!("{} shares of liquidity removed: receive back {:?}", shares, ["<amount> <token>", ...])` (Debug of a Vec<String>).
+const LIQUIDITY_ADDED = /^Liquidity added \[(.*)\], minted (\d+) shares$/;
+const LIQUIDITY_REMOVED = /^(\d+) shares of liquidity removed: receive back \[(.*)\]$/;
+const LIQUIDITY_METHODS = new Set(['add_liquidity', 'add_stable_liquidity', 'remove_liquidity', 'remove_liquidity_by_tokens']);
+
+/** One LiquidityEvent per liquidity log line of a receipt whose call names the pool (`pool_id`). */
+function decodeLiquidity(block: Block, outcome: ReceiptOutcome, contractId: string, indexFor: (receiptId: string) => number, out: AmmAEvent[]): void {
+  if (!outcome.logs.some((l) => l.includes('iquidity'))) return;
+  let poolId: number | null = null;
+  if (outcome.receipt.kind === 'Action') {
+    for (const action of outcome.receipt.actions) {
+      if (action.kind !== 'FunctionCall' || !LIQUIDITY_METHODS.has(action.methodName)) continue;
+      const id = parseJsonObject(Buffer.from(action.argsBase64, 'base64').toString('utf8'))?.pool_id;
+      if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) poolId = id;
+    }
+  }
+  if (poolId === null) return;
+  for (const log of outcome.logs) {
+    const added = LIQUIDITY_ADDED.exec(log);
+    const removed = added === null ? LIQUIDITY_REMOVED.exec(log) : null;
+    const list = added?.[1] ?? removed?.[2];
+    const shares = added?.[2] ?? removed?.[1];
+    if (list === undefined || shares === undefined) continue;
+    const moves = amountsOfList(list);
+    if (moves === null) continue;
+    const ev: AmmALiquidityEvent = {
+      blockHeight: block.height,
+      timestampMs: block.timestampMs,
+      receiptId: outcome.receiptId,
+      txHash: outcome.txHash,
+      index: indexFor(outcome.receiptId),
+      kind: 'liquidity',
+      dex: AMM_A_DEX_ID,
+      contractId,
+      poolId,
+      provider: outcome.predecessorId,
+      action: added !== null ? 'add' : 'remove',
+      tokens: moves.map((m) => m.token),
+      amounts: moves.map((m) => m.amount),
+      shares: BigInt(shares),
+    };
+    out.push(ev);
+  }
+}
+
+/** `"123 a.near", "456 b.near"` -> amounts and tokens; null when any item is not `<digits> <token>`. */
+function amountsOfList(list: string): Array<{ amount: bigint; token: string }> | null {
+  const items = list.split(', ');
+  const out: Array<{ amount: bigint; token: string }> = [];
+  for (const item of items) {
+    const m = /^"(\d+) ([^\s"]+)"$/.exec(item);
+    if (m === null) return null;
+    out.push({ amount: BigInt(m[1] as string), token: m[2] as string });
+  }
+  return out;
 }
 
 // ---- swaps ----
@@ -250,13 +313,4 @@ function toSwapAction(item: unknown): SwapAction | null {
     amount = BigInt(amountIn);
   }
   return { poolId, tokenIn, tokenOut, amountIn: amount };
-}
-
-function parseJsonObject(text: string): Record<string, unknown> | null {
-  try {
-    const v: unknown = JSON.parse(text);
-    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }

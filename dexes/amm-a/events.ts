@@ -4,7 +4,7 @@
 // order), so a store that mixes AmmA and core events must key on the kind (or dex) as well.
 
 import type { EventBase } from '../../near/events.ts';
-import type { SwapEvent } from '../events.ts';
+import type { LiquidityEvent, SwapEvent } from '../events.ts';
 import type { AmmAPoolState, TokenRate } from './state.ts';
 
 export const AMM_A_DEX_ID = 'AmmA';
@@ -57,5 +57,12 @@ export interface AmmASwapEvent extends SwapEvent {
   poolId: number | null;
 }
 
-export type AmmAEvent = AmmAPoolStateEvent | AmmAPoolDeletedEvent | AmmARatesEvent | AmmASwapEvent;
+/** A `Liquidity added [...]` / `... shares of liquidity removed: receive back [...]` log of a successful receipt
+ * whose call (`add_liquidity`, `add_stable_liquidity`, `remove_liquidity`...) names the pool; amounts as logged. */
+export interface AmmALiquidityEvent extends LiquidityEvent {
+  dex: typeof AMM_A_DEX_ID;
+  poolId: number;
+}
+
+export type AmmAEvent = AmmAPoolStateEvent | AmmAPoolDeletedEvent | AmmARatesEvent | AmmASwapEvent | AmmALiquidityEvent;
 export type AmmAEventKind = AmmAEvent['kind'];

@@ -198,6 +198,26 @@ describe.skipIf(!HAVE_FIXTURES)('AmmA on real blocks', () => {
     expect(decoded).toBe(5);
   });
 
+  it('a Liquidity added log of a successful add_liquidity gives one liquidity event with the logged amounts (55905793)', () => {
+    // Read from the block: receipt GFmb4d... by longpan01.near, add_liquidity {"pool_id":1923, "amounts":[...]}, logging
+    // Liquidity added ["381902308559901398150027 meta-pool.near", "110875331640962543036579778 meta-token.near"],
+    // minted 484193404164709297001 shares (the amounts actually added, below the ones asked).
+    const liquidity = decodeAmmA(loadBlock('mainnet/55905793.json')).filter((e) => e.kind === 'liquidity');
+    expect(liquidity).toEqual([
+      expect.objectContaining({
+        receiptId: 'GFmb4dQFMjTzPGBn49UfRrtttYJP3UurauSVjAGTtjfR',
+        kind: 'liquidity',
+        dex: 'AmmA',
+        poolId: 1923,
+        provider: 'longpan01.near',
+        action: 'add',
+        tokens: ['meta-pool.near', 'meta-token.near'],
+        amounts: [381902308559901398150027n, 110875331640962543036579778n],
+        shares: 484193404164709297001n,
+      }),
+    ]);
+  });
+
   it('encodePool gives back, byte for byte, every real pool value it decoded (the devnet writes with it)', () => {
     let checked = 0;
     for (const rel of allFixtures()) {
@@ -248,7 +268,8 @@ describe.skipIf(!HAVE_FIXTURES)('AmmA on real blocks', () => {
     });
     const states = poolStates(events);
     expect(states.map((e) => [e.receiptId, e.index, e.txHash, e.blockHeight, e.timestampMs])).toEqual([
-      ['GFmb4dQFMjTzPGBn49UfRrtttYJP3UurauSVjAGTtjfR', 0, null, 55905793, 1640371535003],
+      // Each receipt's log-derived events come first: GFmb4d's liquidity event is its index 0.
+      ['GFmb4dQFMjTzPGBn49UfRrtttYJP3UurauSVjAGTtjfR', 1, null, 55905793, 1640371535003],
       ['BKAFrhXEWKRxbsw8sfNDwXp3kiaHuTVjn4dohHaXGmHe', 1, null, 55905793, 1640371535003],
     ]);
     // The `swap` call on deposited funds: pool from its args, trader = predecessor.
