@@ -3,7 +3,7 @@
 //
 // A notification re-reads each subscription whose tokens it names (every subscription on `all`, and every
 // subscription without `ids`, whose followed list may change with any token); subscriptions with equal params
-// share one read. A connection whose unsent bytes pass LIMITS.max_buffered_bytes does not read what it is sent:
+// share one read, and those that also hold an equal last-pushed state share one diff and one serialized push. A connection whose unsent bytes pass LIMITS.max_buffered_bytes does not read what it is sent:
 // it is cut off rather than allowed to grow the server's memory.
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
@@ -42,8 +42,18 @@ function tableQuery(params: TokensSubscribeParams) {
   return { ...params, fields: params.fields ?? DEFAULT_FIELDS };
 }
 
+/** The outcome of one round for the subscriptions of one params key that held one last-pushed state. */
+interface RoundOutcome {
+  next: Pushed;
+  follows: Set<string>;
+  /** The push after `{"sub":<id>`, or undefined when nothing passed. */
+  tail: string | undefined;
+}
+
 export class SocketHub {
   readonly #connections = new Set<Connection>();
+  /** Per params key, the state of subscriptions made at the current head: later ones at that head share it. */
+  readonly #subscribedAtHead = new Map<string, { height: number; pushed: Pushed }>();
   #pending: BlocksNotification | undefined;
   #running: Promise<void> | undefined;
 
@@ -77,6 +87,10 @@ export class SocketHub {
   }
 
   #send(connection: Connection, message: unknown): void {
+    this.#sendText(connection, JSON.stringify(message));
+  }
+
+  #sendText(connection: Connection, text: string): void {
     const { socket } = connection;
     if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > LIMITS.max_buffered_bytes) {
@@ -85,7 +99,7 @@ export class SocketHub {
       socket.terminate();
       return;
     }
-    socket.send(JSON.stringify(message));
+    socket.send(text);
   }
 
   async #request(connection: Connection, text: string): Promise<void> {
@@ -135,7 +149,15 @@ export class SocketHub {
     if (connection.subs.size >= LIMITS.max_subscriptions_per_connection) {
       throw new ApiError('limit_exceeded', `at most ${LIMITS.max_subscriptions_per_connection} subscriptions per connection`);
     }
-    const sub: Subscription = { id, params, key: canonicalJson(tableQuery(params)), pushed: tableToPushed(table), follows: new Set(table.rows.map((r) => String(r[0]))) };
+    const key = canonicalJson(tableQuery(params));
+    // Equal params at an equal height read an equal table: such subscriptions start from one shared state, so each
+    // round diffs and serializes it once for all of them (the state is never mutated, only replaced).
+    let start = this.#subscribedAtHead.get(key);
+    if (start?.height !== table.height) {
+      start = { height: table.height, pushed: tableToPushed(table) };
+      this.#subscribedAtHead.set(key, start);
+    }
+    const sub: Subscription = { id, params, key, pushed: start.pushed, follows: new Set(start.pushed.keys()) };
     connection.subs.set(id, sub);
     this.#spend(connection, creditsFor('tokens.subscribe', table.rows.length));
     this.#send(connection, { id, result: table });
@@ -150,6 +172,8 @@ export class SocketHub {
   /** A committed batch: re-read what it may have changed, push the differences. Notifications that arrive
    * meanwhile are merged and handled next, one round at a time. */
   notify(notification: BlocksNotification): Promise<void> {
+    // States kept for subscriptions at the old head are of no use to later ones.
+    this.#subscribedAtHead.clear();
     this.#pending = this.#pending ? merge(this.#pending, notification) : notification;
     this.#running ??= this.#drain().finally(() => (this.#running = undefined));
     return this.#running;
@@ -186,15 +210,34 @@ export class SocketHub {
       }
       return;
     }
+    // Per params key, then per last-pushed state: the diff, the next state and the serialized push, made once.
+    const outcomes = new Map<string, Map<Pushed, RoundOutcome>>();
+    // Per params key without min_change: the state every such subscription holds after this round (a diff without
+    // thresholds leaves the subscriber with exactly the fresh table, whatever it held before).
+    const settled = new Map<string, RoundOutcome['next']>();
     for (const [connection, sub] of affected) {
       if (!connection.subs.has(sub.id)) continue;
-      const table = tables.get(sub.key)!;
-      const { diff, next } = diffTable(sub.pushed, table, sub.params.min_change ?? {});
-      sub.pushed = next;
-      sub.follows = new Set(next.keys());
-      if (Object.keys(diff.set).length || diff.left.length) {
-        this.#send(connection, { sub: sub.id, height: table.height, set: diff.set, left: diff.left });
+      let byState = outcomes.get(sub.key);
+      if (!byState) outcomes.set(sub.key, (byState = new Map()));
+      let outcome = byState.get(sub.pushed);
+      if (!outcome) {
+        const table = tables.get(sub.key)!;
+        const minChange = sub.params.min_change ?? {};
+        const diff = diffTable(sub.pushed, table, minChange);
+        let next = diff.next;
+        if (!Object.keys(minChange).length) {
+          next = settled.get(sub.key) ?? next;
+          settled.set(sub.key, next);
+        }
+        const changed = Object.keys(diff.diff.set).length > 0 || diff.diff.left.length > 0;
+        // The tail of JSON.stringify({sub, height, set, left}).
+        const tail = changed ? `,"height":${table.height},"set":${JSON.stringify(diff.diff.set)},"left":${JSON.stringify(diff.diff.left)}}` : undefined;
+        outcome = { next, follows: new Set(next.keys()), tail };
+        byState.set(sub.pushed, outcome);
       }
+      sub.pushed = outcome.next;
+      sub.follows = outcome.follows;
+      if (outcome.tail) this.#sendText(connection, `{"sub":${sub.id}${outcome.tail}`);
     }
   }
 

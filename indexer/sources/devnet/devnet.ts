@@ -122,9 +122,19 @@ export class Devnet {
     const { rng, wallets } = this.world;
     const actions = rng.int(4);
     for (let i = 0; i < actions; i++) {
-      const dex = rng.pick(this.dexes);
-      dex.act(this.world, rng.pick(wallets));
+      // Mostly trades; one action in ten is a wallet paying another.
+      if (rng.chance(0.1)) this.pay(rng.pick(wallets), rng.pick(wallets));
+      else rng.pick(this.dexes).act(this.world, rng.pick(wallets));
     }
+  }
+
+  /** An `ft_transfer` of up to a tenth of one of the payer's tokens, to a wallet registered for it. */
+  private pay(from: string, to: string): void {
+    const { tokens, rng } = this.world;
+    const token = rng.pick(Devnet.TOKENS).contractId;
+    const balance = tokens.balance(token, from);
+    if (from === to || balance < 10n || !tokens.isRegistered(token, to)) return;
+    tokens.send(from, token, to, rng.bigint(1n, balance / 10n));
   }
 }
 
