@@ -10,14 +10,8 @@ import { launchCalls } from '../../dexes/launch/instructions.ts';
 import { intentsDepositCall, intentsMessage } from '../../dexes/quote-a/instructions.ts';
 import { depositAndStakeCalls } from '../../dexes/stake/instructions.ts';
 import { xrheaStakeCalls } from '../../dexes/stake-c/instructions.ts';
-import {
-  nearDepositCall,
-  storageDepositCall,
-  tgas,
-  wrapCalls,
-  wrapConversionOf,
-  type FunctionCallStep,
-} from '../../dexes/wrap/instructions.ts';
+import { storageDepositCall, tgas, type FunctionCallStep } from '../../dexes/instructions.ts';
+import { nearDepositCall, wrapCalls, wrapConversionOf } from '../../dexes/wrap/instructions.ts';
 import type { Fraction, RouteQuery } from './params.ts';
 import type { PathQuote } from './paths.ts';
 import type { RelayQuote } from './quote-a.ts';

@@ -2,7 +2,7 @@
 // holds the swap actions, hop by hop; only a path's first action names `amount_in` (later ones take the previous
 // output), intermediate hops ask for at least 0 and a path's last one for its worst case. The output comes back
 // by `ft_transfer` (or, with `skip_unwrap_near: false` and wNEAR out, as native NEAR). Pure.
-import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../instructions.ts';
 
 /** 180 TGas (?): near-facts.md gives no figure for the AmmA swap; this is what Ref's own app attaches to an
  * instant swap of up to 3 hops. */

@@ -2,7 +2,7 @@
 // per hop on the xyk DEX (its `message` is the borsh u32 pool id, base64) and a `Withdraw` of the output to the
 // trader; a NEP-141 input arrives by `ft_transfer_call` with the operations as msg, native NEAR by `deposit_near`
 // with NEAR attached. 280 TGas. Pure.
-import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export const AMM_C_SWAP_GAS = tgas(280);
 /** 0.005 NEAR: the engine's `storage_deposit {}`. */

@@ -3,7 +3,7 @@
 // order) or `{"SwapByOutput":{"pool_ids":[... from the output side],"output_token","output_amount",
 // "skip_unwrap_near"}}` (exact out; the unused input is refunded by `ft_resolve_transfer`). Gas 50 + 50 per hop
 // TGas. Pure.
-import { ftTransferCall, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+import { ftTransferCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export interface DclSwap {
   contractId: string;

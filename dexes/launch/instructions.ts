@@ -1,7 +1,7 @@
 // Launch trade calls (near-facts.md "Launch"): `ft_transfer_call` of the input (wNEAR to buy, the aidol token to
 // sell) to `aidols.near` with msg `{"token": <aidol token, or null when selling>, "min_swap_amount", "referral"}`;
 // exact out adds `"amount_out"`. 50 TGas. Pure.
-import { ftTransferCall, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+import { ftTransferCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export const LAUNCH_GAS = tgas(50);
 

@@ -2,7 +2,7 @@
 // (`ft_transfer_call` to `intents.near`, msg "", 40 TGas), then the trader signs a NEP-413 message whose intents
 // trade the quoted amounts (`token_diff`) and withdraw the output to the trader (`ft_withdraw`), and publishes it
 // to the relay with the quote's hash. Pure.
-import { ftTransferCall, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+import { ftTransferCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export const INTENTS_DEPOSIT_GAS = tgas(40);
 

@@ -1,6 +1,6 @@
 // Stake calls shared by StakeA, StakeB and StakeD (near-facts.md "Stake"): `deposit_and_stake {}` with the NEAR
 // attached mints the staked token to the caller. 50 TGas (?): near-facts.md gives no figure for it. Pure.
-import { functionCall, tgas, type FunctionCallStep } from '../wrap/instructions.ts';
+import { functionCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export const STAKE_GAS = tgas(50);
 

@@ -1,42 +1,7 @@
-// Wrap's NEAR calls, and the call model every DEX's instructions.ts builds (near-facts.md "Wrap", "NEP-141",
-// "Referral and helper-step details"). A step is one FunctionCall with its receiver; the api turns a route's
-// steps into `NearTransaction`s (base64 JSON args, adjacent steps to one receiver merged). Pure.
-//
-// The generic NEP-141/NEP-145 calls (`storage_deposit`, `ft_transfer_call`) live here because wrapping is where
-// every route meets them first; the other DEXes import them from here.
-import { GAS_PER_TGAS } from '../../near/units.ts';
+// Wrap's NEAR calls (near-facts.md "Wrap"): wNEAR (un)wrapping, and deposits into and withdrawals from the AmmA inner
+// balance. Pure.
 import type { DexContracts } from '../contracts.ts';
-
-export interface FunctionCallStep {
-  receiverId: string;
-  methodName: string;
-  /** The call's JSON arguments (encoded to base64 by the api). */
-  args: Record<string, unknown>;
-  /** Attached gas. */
-  gas: bigint;
-  /** Attached deposit, yoctoNEAR. */
-  deposit: bigint;
-}
-
-export const ONE_YOCTO = 1n;
-export const tgas = (n: number): bigint => BigInt(n) * GAS_PER_TGAS;
-
-/** 0.00125 NEAR: the common NEP-145 minimum (wrap.near's `storage_balance_bounds.min`); near-facts.md. */
-export const TOKEN_STORAGE_DEPOSIT = 1_250_000_000_000_000_000_000n;
-
-export function functionCall(receiverId: string, methodName: string, args: Record<string, unknown>, gas: bigint, deposit: bigint): FunctionCallStep {
-  return { receiverId, methodName, args, gas, deposit };
-}
-
-/** NEP-145 registration of `accountId` on a token contract: `registration_only`, 10 TGas (the aggregator's). */
-export function storageDepositCall(contractId: string, accountId: string, deposit: bigint = TOKEN_STORAGE_DEPOSIT): FunctionCallStep {
-  return functionCall(contractId, 'storage_deposit', { account_id: accountId, registration_only: true }, tgas(10), deposit);
-}
-
-/** NEP-141 `ft_transfer_call {receiver_id, amount, msg}` on `tokenId`, with the 1 yocto the standard requires. */
-export function ftTransferCall(tokenId: string, receiverId: string, amount: bigint, msg: string, gas: bigint): FunctionCallStep {
-  return functionCall(tokenId, 'ft_transfer_call', { receiver_id: receiverId, amount: amount.toString(), msg }, gas, ONE_YOCTO);
-}
+import { ONE_YOCTO, functionCall, ftTransferCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 /** wNEAR `near_deposit {}`: 5 TGas, the amount attached. */
 export function nearDepositCall(wrapId: string, amount: bigint): FunctionCallStep {

@@ -2,7 +2,8 @@
 // model of near-facts.md, each against numbers worked out by hand.
 import { describe, expect, it } from 'vitest';
 import { capGas, estimateGas, toTransactions } from '../../api/routing/quote.ts';
-import { functionCall, nearDepositCall, storageDepositCall, tgas } from '../../dexes/wrap/instructions.ts';
+import { functionCall, storageDepositCall, tgas } from '../../dexes/instructions.ts';
+import { nearDepositCall } from '../../dexes/wrap/instructions.ts';
 
 describe('instructions', () => {
   it('adjacent calls to one receiver are one transaction, others are not merged across', () => {
