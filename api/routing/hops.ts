@@ -6,7 +6,7 @@ import { ammCContractExactOut, ammCQuoteExactIn } from '../../dexes/amm-c/math.t
 import { quoteExactIn as dclQuoteExactIn, quoteExactOut as dclQuoteExactOut } from '../../dexes/amm-dcl-a/math.ts';
 import type { DclPoolState } from '../../dexes/amm-dcl-a/state.ts';
 import type { AmmCPoolState } from '../../dexes/amm-c/events.ts';
-import { simpleGetAmountOut } from '../../dexes/amm-a/math.ts';
+import { simpleAmountOutQuoter } from '../../dexes/amm-a/math.ts';
 import type { DexContracts } from '../../dexes/contracts.ts';
 import type { DexId } from '../../dexes/events.ts';
 import { launchQuoteExactIn, launchQuoteExactOut } from '../../dexes/launch/math.ts';
@@ -73,14 +73,11 @@ function ammAHops(pool: RoutingPool): Hop[] {
   const [a0, a1] = state.amounts as [bigint, bigint];
   if (a0 <= 0n || a1 <= 0n) return [];
   const fee = state.totalFee;
-  const hop = (tokenIn: string, tokenOut: string, x: bigint, y: bigint): Hop => ({
-    dex: 'AmmA',
-    poolId: pool.poolId,
-    tokenIn,
-    tokenOut,
-    out: (a) => positive(simpleGetAmountOut(x, y, a, fee)),
-    spot: { numerator: y, denominator: x },
-  });
+  if (!Number.isInteger(fee) || fee < 0 || fee > 10_000) return []; // not a fee the contract allows
+  const hop = (tokenIn: string, tokenOut: string, x: bigint, y: bigint): Hop => {
+    const quote = simpleAmountOutQuoter(x, y, fee);
+    return { dex: 'AmmA', poolId: pool.poolId, tokenIn, tokenOut, out: (a) => positive(quote(a)), spot: { numerator: y, denominator: x } };
+  };
   return [hop(t0, t1, a0, a1), hop(t1, t0, a1, a0)];
 }
 

@@ -125,8 +125,21 @@ export function topPathsExactIn(
   keep: number,
   exclude: ReadonlySet<string> = new Set(),
 ): PathQuote[] {
-  const top: PathQuote[] = [];
-  const consider = (hops: Hop[], amounts: bigint[]) => {
+  return topPathsExactInEach(index, tokenIn, tokenOut, [amountIn], maxHops, keep, exclude)[0]!;
+}
+
+/** topPathsExactIn for several input amounts in one walk over the paths: one ranking per amount. */
+export function topPathsExactInEach(
+  index: HopIndex,
+  tokenIn: string,
+  tokenOut: string,
+  amountsIn: readonly bigint[],
+  maxHops: number,
+  keep: number,
+  exclude: ReadonlySet<string> = new Set(),
+): PathQuote[][] {
+  const tops: PathQuote[][] = amountsIn.map(() => []);
+  const consider = (top: PathQuote[], hops: Hop[], amounts: bigint[]) => {
     const candidate = { hops, amounts };
     if (top.length === keep && compareExactIn(candidate, top[top.length - 1]!) >= 0) return;
     let at = top.length;
@@ -135,59 +148,68 @@ export function topPathsExactIn(
     if (top.length > keep) top.pop();
   };
   const usable = (hop: Hop) => !exclude.has(hop.poolId);
+  const n = amountsIn.length;
   for (const hop of hopsBetween(index, tokenIn, tokenOut) ?? []) {
     if (!usable(hop)) continue;
-    const out = hop.out(amountIn);
-    if (out !== null) consider([hop], [amountIn, out]);
+    for (let k = 0; k < n; k++) {
+      const out = hop.out(amountsIn[k]!);
+      if (out !== null) consider(tops[k]!, [hop], [amountsIn[k]!, out]);
+    }
   }
-  if (maxHops < 2) return top;
+  if (maxHops < 2) return tops;
   const intoOut = index.into.get(tokenOut);
   for (const first of index.from.get(tokenIn) ?? []) {
     const a = first.tokenOut;
     if (a === tokenOut || a === tokenIn || !usable(first)) continue;
-    let amountA: bigint | null | undefined;
-    const quoteA = () => (amountA === undefined ? (amountA = first.out(amountIn)) : amountA);
+    // The first hop's outputs, quoted once when a continuation exists; null where it refuses.
+    let amountsA: (bigint | null)[] | undefined;
+    const quoteA = () => (amountsA ??= amountsIn.map((amount) => first.out(amount)));
     for (const last of hopsBetween(index, a, tokenOut) ?? []) {
       if (!usable(last)) continue;
-      const x = quoteA();
-      if (x === null) break;
-      const out = last.out(x);
-      if (out !== null) consider([first, last], [amountIn, x, out]);
+      const xs = quoteA();
+      for (let k = 0; k < n; k++) {
+        const x = xs[k];
+        if (x === null || x === undefined) continue;
+        const out = last.out(x);
+        if (out !== null) consider(tops[k]!, [first, last], [amountsIn[k]!, x, out]);
+      }
     }
     if (maxHops < 3 || intoOut === undefined) continue;
     // Third hops b -> out, each after every usable second hop a -> b.
-    const viaB = (b: string, seconds: readonly Hop[], lasts: readonly Hop[]): boolean => {
-      if (b === tokenIn || b === a || b === tokenOut) return true;
-      const x = quoteA();
-      if (x === null) return false;
+    const viaB = (b: string, seconds: readonly Hop[], lasts: readonly Hop[]): void => {
+      if (b === tokenIn || b === a || b === tokenOut) return;
+      const xs = quoteA();
       for (const second of seconds) {
         if (!usable(second)) continue;
-        const y = second.out(x);
-        if (y === null) continue;
-        for (const last of lasts) {
-          if (!usable(last)) continue;
-          const out = last.out(y);
-          if (out !== null) consider([first, second, last], [amountIn, x, y, out]);
+        for (let k = 0; k < n; k++) {
+          const x = xs[k];
+          if (x === null || x === undefined) continue;
+          const y = second.out(x);
+          if (y === null) continue;
+          for (const last of lasts) {
+            if (!usable(last)) continue;
+            const out = last.out(y);
+            if (out !== null) consider(tops[k]!, [first, second, last], [amountsIn[k]!, x, y, out]);
+          }
         }
       }
-      return true;
     };
     const fromA = index.from.get(a) ?? [];
     if (fromA.length <= intoOut.size) {
       for (const second of fromA) {
         const lasts = intoOut.get(second.tokenOut);
-        if (lasts !== undefined && !viaB(second.tokenOut, [second], lasts)) break;
+        if (lasts !== undefined) viaB(second.tokenOut, [second], lasts);
       }
     } else {
       const betweenA = index.between.get(a);
       if (betweenA === undefined) continue;
       for (const [b, lasts] of intoOut) {
         const seconds = betweenA.get(b);
-        if (seconds !== undefined && !viaB(b, seconds, lasts)) break;
+        if (seconds !== undefined) viaB(b, seconds, lasts);
       }
     }
   }
-  return top;
+  return tops;
 }
 
 /** The best exact-in path, or null when no path gives a positive output. */
@@ -208,24 +230,36 @@ export function quotePath(hops: readonly Hop[], amountIn: bigint): bigint[] | nu
   return amounts;
 }
 
+/** A path's output for `amountIn` (0 for nothing in), or null when a hop refuses; no arrays built. */
+function pathOut(hops: readonly Hop[], amountIn: bigint): bigint | null {
+  if (amountIn === 0n) return 0n;
+  let amount: bigint | null = amountIn;
+  for (const hop of hops) {
+    amount = hop.out(amount);
+    if (amount === null) return null;
+  }
+  return amount;
+}
+
 /**
  * Splits `amountIn` across paths that share no pool (so each one's output depends on its own part only): the
  * amount goes out in `chunks` equal parts (the remainder with the first), each to the path whose output grows the
  * most by it, i.e. the marginal outputs are equalized to within one chunk. Then amounts move between paths in
  * steps of a tenth, a hundredth... of a chunk while that raises the total (refineSplit): a path that deserves less
- * than one chunk still gets its share. Ties go to the earlier path. Returns the paths that got a part, each quoted
- * exactly for its part, in the order given; null when fewer than two get one.
+ * than one chunk still gets its share (unless `refine` is false: a quick estimate). Ties go to the earlier path.
+ * Returns the paths that got a part, each quoted exactly for its part, in the order given; null when fewer than two
+ * get one.
  */
-export function splitExactIn(paths: readonly PathQuote[], amountIn: bigint, chunks: number): PathQuote[] | null {
+export function splitExactIn(paths: readonly PathQuote[], amountIn: bigint, chunks: number, refine = true): PathQuote[] | null {
   if (paths.length < 2 || chunks < 2) return null;
   const chunk = amountIn / BigInt(chunks);
   if (chunk === 0n) return null;
   const parts = paths.map(() => 0n);
   const outs = paths.map(() => 0n);
   parts[0] = amountIn - chunk * BigInt(chunks);
-  if (parts[0] > 0n) outs[0] = quotePath(paths[0]!.hops, parts[0])?.at(-1) ?? 0n;
+  if (parts[0] > 0n) outs[0] = pathOut(paths[0]!.hops, parts[0]) ?? 0n;
   // The output each path would have with one more chunk (null: it refuses).
-  const next = paths.map((p, i) => quotePath(p.hops, parts[i]! + chunk)?.at(-1) ?? null);
+  const next = paths.map((p, i) => pathOut(p.hops, parts[i]! + chunk));
   for (let c = 0; c < chunks; c++) {
     let pick = -1;
     let gain = -1n;
@@ -240,9 +274,9 @@ export function splitExactIn(paths: readonly PathQuote[], amountIn: bigint, chun
     if (pick < 0) return null;
     parts[pick] = parts[pick]! + chunk;
     outs[pick] = next[pick]!;
-    next[pick] = quotePath(paths[pick]!.hops, parts[pick]! + chunk)?.at(-1) ?? null;
+    next[pick] = pathOut(paths[pick]!.hops, parts[pick]! + chunk);
   }
-  refineSplit(paths, parts, outs, chunk / 10n);
+  if (refine) refineSplit(paths, parts, outs, chunk / 10n);
   const used: PathQuote[] = [];
   for (const [i, path] of paths.entries()) {
     if (parts[i] === 0n) continue;
@@ -253,44 +287,50 @@ export function splitExactIn(paths: readonly PathQuote[], amountIn: bigint, chun
   return used.length >= 2 ? used : null;
 }
 
-/** Levels of refineSplit (steps of chunk/10 ... chunk/10^4) and the moves allowed per level. */
-const REFINE_LEVELS = 4;
+/** Step sizes of refineSplit (a tenth of a chunk down to a millionth) and the moves allowed per step size. */
+const REFINE_LEVELS = 6;
 const REFINE_MOVES = 40;
 
 /**
- * Local search over a split (in place): at each step size, the move of one step from one path to another that raises
- * the total output most (outputs floored as the contract floors them), repeated while one does; then a step ten
- * times smaller. A move must gain at least 2 units: the two floors alone can make a move that loses value gain 1,
- * and such a move is noise, not a better split. Each move raises the total, so it ends; ties go to the earlier pair.
+ * Local search over a split (in place): at each step size, from `firstStep` down by tens, the move of one step
+ * from one path to another that raises the total output most (outputs floored as the contract floors them),
+ * repeated while one does. A move must gain at least 2 units: the two floors alone can make a move that loses
+ * value gain 1, and such a move is noise, not a better split. Each move raises the total, so it ends; ties go to
+ * the earlier pair. Only the two paths a move changes are quoted again.
  */
 function refineSplit(paths: readonly PathQuote[], parts: bigint[], outs: bigint[], firstStep: bigint): void {
-  const outOf = (i: number, amount: bigint): bigint | null => (amount === 0n ? 0n : (quotePath(paths[i]!.hops, amount)?.at(-1) ?? null));
-  let step = firstStep;
-  for (let level = 0; level < REFINE_LEVELS && step > 0n; level++, step /= 10n) {
+  const n = paths.length;
+  for (let level = 0, step = firstStep; level < REFINE_LEVELS && step > 0n; level++, step /= 10n) {
+    // Each path's output with one step less and one step more (null: not possible or refused).
+    const less = parts.map((p, i) => (p >= step ? pathOut(paths[i]!.hops, p - step) : null));
+    const more = parts.map((p, i) => pathOut(paths[i]!.hops, p + step));
     for (let move = 0; move < REFINE_MOVES; move++) {
-      const less = parts.map((p, i) => (p >= step ? outOf(i, p - step) : null));
-      const more = parts.map((p, i) => outOf(i, p + step));
-      let best: [number, number] | null = null;
+      let from = -1;
+      let to = -1;
       let bestGain = 1n;
-      for (let from = 0; from < parts.length; from++) {
-        const down = less[from];
+      for (let f = 0; f < n; f++) {
+        const down = less[f];
         if (down === null || down === undefined) continue;
-        for (let to = 0; to < parts.length; to++) {
-          const up = more[to];
-          if (to === from || up === null || up === undefined) continue;
-          const gain = down + up - outs[from]! - outs[to]!;
+        for (let t = 0; t < n; t++) {
+          const up = more[t];
+          if (t === f || up === null || up === undefined) continue;
+          const gain = down + up - outs[f]! - outs[t]!;
           if (gain > bestGain) {
             bestGain = gain;
-            best = [from, to];
+            from = f;
+            to = t;
           }
         }
       }
-      if (best === null) break;
-      const [from, to] = best;
+      if (from < 0) break;
       parts[from] = parts[from]! - step;
       parts[to] = parts[to]! + step;
       outs[from] = less[from]!;
       outs[to] = more[to]!;
+      for (const i of [from, to]) {
+        less[i] = parts[i]! >= step ? pathOut(paths[i]!.hops, parts[i]! - step) : null;
+        more[i] = pathOut(paths[i]!.hops, parts[i]! + step);
+      }
     }
   }
 }

@@ -9,7 +9,7 @@ import type { TokenId } from '../../near/token-id.ts';
 import type { RoutingGraph } from './graph.ts';
 import { hopsOfPool, wrapHop, type Hop, type HopContext } from './hops.ts';
 import { parseRouteQuery, type RouteQuery } from './params.ts';
-import { bestPathExactOut, indexHops, poolDisjoint, splitExactIn, topPathsExactIn, type HopIndex, type PathQuote } from './paths.ts';
+import { bestPathExactOut, indexHops, poolDisjoint, quotePath, splitExactIn, topPathsExactIn, topPathsExactInEach, type HopIndex, type PathQuote } from './paths.ts';
 import { buildQuote, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
 import { askRelay, type RelayQuote } from './quote-a.ts';
 
@@ -27,12 +27,18 @@ const MAX_HOPS: Partial<Record<DexId, { exactIn: number; exactOut: number }>> = 
 };
 
 /** AmmA splits an exact-in amount across up to MAX_SPLIT_PATHS pool-disjoint paths: the best single path, then
- * the SPLIT_CANDIDATES best paths that avoid its pools (ranked at one chunk's amount), then the other
- * SPLIT_CANDIDATES best single paths; in SPLIT_CHUNKS parts refined below one chunk, when that gives more than the
- * best path alone. */
+ * the SPLIT_CANDIDATES best paths that avoid its pools (ranked at one chunk's amount and at a hundredth of it),
+ * then the other SPLIT_CANDIDATES best single paths; in SPLIT_CHUNKS parts refined below one chunk, when that gives
+ * more than the best path alone. Sets led by the next SPLIT_SEEDS − 1 best paths compete through a quick split in
+ * QUICK_SPLIT_CHUNKS parts, and the winner is split in full too. */
 const SPLIT_CANDIDATES = 12;
 const MAX_SPLIT_PATHS = 4;
 const SPLIT_CHUNKS = 100;
+const SPLIT_SEEDS = 4;
+const QUICK_SPLIT_CHUNKS = 20;
+
+/** A candidate set's identity: its paths' pool ids. */
+const setKey = (paths: readonly PathQuote[]) => paths.map((p) => p.hops.map((h) => h.poolId).join('-')).join(',');
 
 const totalOut = (paths: readonly PathQuote[]) => paths.reduce((sum, p) => sum + p.amounts[p.amounts.length - 1]!, 0n);
 
@@ -93,14 +99,37 @@ export class Router {
       if (top.length === 0) return null;
       paths = [top[0]!];
       if (dex === 'AmmA') {
-        // The best path's complements: the paths that avoid its pools, ranked by what they give for one chunk (the
-        // part a complement may get), since a path that is poor alone can still be the best place for a share.
+        // The best path's complements: the paths that avoid its pools, ranked by what they give for a small share
+        // (a path poor alone can be the best place for one): at one chunk and at a hundredth of one, alternately.
         const best = top[0]!;
-        const probe = amountIn / BigInt(SPLIT_CHUNKS);
+        const probes = [amountIn / BigInt(SPLIT_CHUNKS), amountIn / BigInt(SPLIT_CHUNKS * 100)].filter((p) => p > 0n);
         const avoid = new Set(best.hops.map((h) => h.poolId));
-        const complements = probe > 0n ? topPathsExactIn(index, tokenIn, tokenOut, probe, limits.exactIn, SPLIT_CANDIDATES, avoid) : [];
-        const split = splitExactIn(poolDisjoint([best, ...complements, ...top.slice(1)], MAX_SPLIT_PATHS), amountIn, SPLIT_CHUNKS);
-        if (split !== null && totalOut(split) > totalOut(paths)) paths = split;
+        const [atChunk = [], atSliver = []] = topPathsExactInEach(index, tokenIn, tokenOut, probes, limits.exactIn, SPLIT_CANDIDATES, avoid);
+        const complements = atChunk.flatMap((p, i) => (atSliver[i] === undefined ? [p] : [p, atSliver[i]!]));
+        const sets = [poolDisjoint([best, ...complements, ...top.slice(1)], MAX_SPLIT_PATHS)];
+        // The best path's pools may be worth more to two others: the next best paths also lead a set (what is left
+        // of the other candidates), and the one whose quick split gives most is split again in full.
+        const seen = new Set([setKey(sets[0]!)]);
+        for (const seed of top.slice(1, SPLIT_SEEDS)) {
+          const set = poolDisjoint([seed, ...top.filter((p) => p !== seed), ...complements], MAX_SPLIT_PATHS);
+          if (!seen.has(setKey(set))) sets.push(set);
+          seen.add(setKey(set));
+        }
+        let challenger: PathQuote[] | null = null;
+        let challengerOut = -1n;
+        for (const set of sets.slice(1)) {
+          const quick = splitExactIn(set, amountIn, QUICK_SPLIT_CHUNKS, false);
+          // No split: its lead path alone.
+          const out = quick === null ? (quotePath(set[0]!.hops, amountIn)?.at(-1) ?? 0n) : totalOut(quick);
+          if (out > challengerOut) {
+            challengerOut = out;
+            challenger = set;
+          }
+        }
+        for (const set of challenger === null ? [sets[0]!] : [sets[0]!, challenger]) {
+          const split = splitExactIn(set, amountIn, SPLIT_CHUNKS);
+          if (split !== null && totalOut(split) > totalOut(paths)) paths = split;
+        }
       }
     } else {
       const path = limits.exactOut > 0 ? bestPathExactOut(index, tokenIn, tokenOut, query.amount.amountOut, limits.exactOut) : null;

@@ -17,6 +17,25 @@ export function simpleGetAmountOut(reserveIn: bigint, reserveOut: bigint, amount
 }
 
 /**
+ * simpleGetAmountOut for one pool direction, with the arguments checked and the constant factors computed once: a
+ * router quotes the same pool for thousands of amounts. Same formula, same results.
+ */
+export function simpleAmountOutQuoter(reserveIn: bigint, reserveOut: bigint, totalFee: number): (amountIn: bigint) => bigint {
+  checkArgs(reserveIn, reserveOut, 0n, totalFee);
+  const feeFactor = FEE_DIVISOR - BigInt(totalFee);
+  const scaledIn = FEE_DIVISOR * reserveIn;
+  return (amountIn) => {
+    if (amountIn <= 0n) {
+      if (amountIn < 0n) throw new RangeError('AmmA simple pool: negative amount');
+      return 0n;
+    }
+    const inWithFee = amountIn * feeFactor;
+    const denominator = scaledIn + inWithFee;
+    return denominator === 0n ? 0n : (inWithFee * reserveOut) / denominator;
+  };
+}
+
+/**
  * Exact output (the contract's `swap_by_output`, >= 1.9.3): `in = floor(X·b·10000 / ((Y−b)·(10000−f))) + 1`.
  * Returns null when `amountOut` is not below the output reserve (or the fee is 100 %).
  */

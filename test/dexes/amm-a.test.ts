@@ -9,7 +9,7 @@ import type { Block, StateChange } from '../../near/block.ts';
 import { BorshError, BorshReader } from '../../near/borsh.ts';
 import { decodeAmmA } from '../../dexes/amm-a/decode.ts';
 import type { AmmAEvent, AmmAPoolStateEvent, AmmASwapEvent } from '../../dexes/amm-a/events.ts';
-import { simpleGetAmountIn, simpleGetAmountOut, simpleSwap } from '../../dexes/amm-a/math.ts';
+import { simpleAmountOutQuoter, simpleGetAmountIn, simpleGetAmountOut, simpleSwap } from '../../dexes/amm-a/math.ts';
 import { AmmAStateError, decodePool, decodeRates, encodePool, poolIdOfKey, type SimplePoolState } from '../../dexes/amm-a/state.ts';
 import { FIXTURES_DIR, HAVE_FIXTURES, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
 
@@ -79,6 +79,15 @@ describe('AmmA simple-pool math', () => {
     expect(simpleGetAmountIn(1000n, 2000n, 2000n, 30)).toBeNull();
     expect(simpleSwap(1000n, 2000n, 1000n, 30)).toEqual({ amountOut: 998n, reserveIn: 2000n, reserveOut: 1002n });
     expect(() => simpleGetAmountOut(1n, 1n, 1n, 10_001)).toThrow(RangeError);
+  });
+
+  it('a quoter for one pool direction gives the same outputs', () => {
+    const quote = simpleAmountOutQuoter(1000n, 2000n, 30);
+    // As above: 19 940 000 000 / 19 970 000 → 998. 500 in: 500·9970·2000 / (10 000 000 + 4 985 000)
+    // = 9 970 000 000 / 14 985 000 = 665.33… → 665.
+    expect([quote(1000n), quote(500n), quote(0n)]).toEqual([998n, 665n, 0n]);
+    expect(() => quote(-1n)).toThrow(RangeError);
+    expect(() => simpleAmountOutQuoter(1n, 1n, 10_001)).toThrow(RangeError);
   });
 });
 
