@@ -3,11 +3,14 @@
 // 1. autocannon (in a child process, so it does not share the server's event loop) against /tokens (top 100 by
 //    liquidity), /candles (1m, one week), /trades (newest 100) and /holders, each answered from the response cache
 //    after its first request, and against a bare Fastify route in the same process as the server: req/s and p50/p99
-//    latency, and each ratio to the bare route (target: cached reads within 3x).
-// 2. BENCH_API_SUBSCRIBERS sockets (default 1,000, in a child process) each with one `tokens.subscribe`; the
-//    devnet goes on at one block per second and each committed block is announced with NOTIFY: the time from the
-//    notification reaching a LISTEN connection of this process to the last push of that height reaching its
-//    subscriber, p50/p99 over the notifications that changed the followed tables (target: p99 under 100 ms).
+//    latency, and each ratio to the bare route (target: cached reads within 3x). A second peer, a bare route
+//    sending the very bytes and headers of the path's answer, shows what the response alone costs (autocannon
+//    parsing it on the other core included): same/path is the part our code (and the server's hooks) adds.
+// 2. BENCH_API_SUBSCRIBERS sockets (default 1,000, in a child process) each with one `tokens.subscribe` (three
+//    kinds of params); the devnet goes on at one block per second (the indexer in this process, as `npm start`
+//    paces it) and each committed block is announced with NOTIFY: the time from the notification reaching a
+//    LISTEN connection of the child process to the last push of that height reaching its subscriber there, p50/p99
+//    over the notifications that brought pushes (target: p99 under 100 ms).
 // The credit budget per IP is raised for the run: every autocannon request comes from 127.0.0.1.
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +20,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { gzipSync } from 'node:zlib';
 import Fastify from 'fastify';
 import pg from 'pg';
 import WebSocket from 'ws';
@@ -39,14 +43,13 @@ async function main(): Promise<void> {
   const SUBSCRIBERS = Number(process.env.BENCH_API_SUBSCRIBERS ?? 1000);
   const DURATION_S = Number(process.env.BENCH_API_SECONDS ?? 10);
   const CONNECTIONS = 10;
-  const NOTIFICATIONS = Number(process.env.BENCH_API_NOTIFICATIONS ?? 30);
+  const NOTIFICATIONS = Number(process.env.BENCH_API_NOTIFICATIONS ?? 60);
 
   // Imported here so the subscribers' child process loads none of the server.
   const { connect, ensureDatabase, withDatabase } = await import('../db/connect.ts');
   const { startEmbeddedPostgres } = await import('../db/embedded.ts');
   const { migrateToLatest } = await import('../db/migrate.ts');
-  const { NOTIFY_CHANNEL, parseBlocksNotification } = await import('../db/notify.ts');
-  const { ingest } = await import('../indexer/pipeline.ts');
+    const { ingest } = await import('../indexer/pipeline.ts');
   const { devnetSource } = await import('../indexer/sources/devnet/source.ts');
   const { buildServer } = await import('../api/server.ts');
 
@@ -73,6 +76,9 @@ async function main(): Promise<void> {
     const base = await app.listen({ port: 0, host: '127.0.0.1' });
     const bare = Fastify();
     bare.get('/bare', async () => ({ hello: 'world' }));
+    // The answer of the path being measured, as it was sent: its body and its headers.
+    let same = { body: Buffer.alloc(0), headers: {} as Record<string, string> };
+    bare.get('/same', (_request, reply) => reply.headers(same.headers).send(same.body));
     cleanups.push(() => bare.close());
     const bareBase = await bare.listen({ port: 0, host: '127.0.0.1' });
 
@@ -80,34 +86,46 @@ async function main(): Promise<void> {
     const head = (await (await fetch(`${base}/tokens?limit=1`)).json()) as { height: number; timestamp_millis: number };
     const mostHeld = await db.kysely.selectFrom('tokens').select('token').orderBy('holders', 'desc').orderBy('token').limit(1).executeTakeFirstOrThrow();
     const week = 7 * 86_400_000;
-    const paths: [string, string][] = [
+    const trades = `${base}/trades?order=newest&limit=100`;
+    // [name, url, Accept-Encoding]: identity bodies, and once gzip as browsers and most clients ask.
+    const paths: [string, string, string?][] = [
       ['/tokens', `${base}/tokens?sort=-liquidity_usd&limit=100`],
       ['/candles', `${base}/candles?token=wrap.near&resolution=1m&from_millis=${head.timestamp_millis - week}&to_millis=${head.timestamp_millis}`],
-      ['/trades', `${base}/trades?order=newest&limit=100`],
+      ['/trades', trades],
       ['/holders', `${base}/holders?token=${mostHeld.token}&limit=100`],
+      ['/trades gzip', trades, 'gzip'],
     ];
-    console.log(`server    height ${head.height}; autocannon ${CONNECTIONS} connections x ${DURATION_S} s per run, no Accept-Encoding (identity bodies); latencies in whole ms (autocannon's resolution)`);
+    console.log(`server    height ${head.height}; autocannon ${CONNECTIONS} connections x ${DURATION_S} s per run, no Accept-Encoding (identity bodies) unless named; latencies in whole ms (autocannon's resolution)`);
 
     const autocannonCli = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-    const run = async (target: string) => {
+    const run = async (target: string, encoding?: string) => {
+      const header = encoding ? ['-H', `accept-encoding=${encoding}`] : [];
       // Asynchronously: the server answers from this process's event loop.
-      const { stdout } = await promisify(execFile)(process.execPath, [autocannonCli, '-c', String(CONNECTIONS), '-d', String(DURATION_S), '-n', '-j', target], { maxBuffer: 1 << 26 });
+      const { stdout } = await promisify(execFile)(process.execPath, [autocannonCli, '-c', String(CONNECTIONS), '-d', String(DURATION_S), '-n', '-j', ...header, target], { maxBuffer: 1 << 26 });
       const result = JSON.parse(stdout) as { duration: number; requests: { total: number }; latency: { p50: number; p99: number }; non2xx: number; errors: number; timeouts: number };
       return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, problems: result.non2xx + result.errors + result.timeouts };
     };
     const figures = (r: Awaited<ReturnType<typeof run>>) =>
       `${r.rps.toFixed(0).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${String(r.p99).padStart(2)} ms${r.problems ? ` (${r.problems} non-2xx/errors/timeouts)` : ''}`;
     // Each path right after its own bare run: the machine's load drifts, so a ratio compares neighbours.
-    for (const [name, target] of paths) {
+    for (const [name, target, encoding] of paths) {
       // The first answer fills the response cache; its size says what each cached request sends.
-      const first = await fetch(target);
-      const body = await first.text();
-      if (first.status !== 200) throw new Error(`${name}: ${first.status} ${body.slice(0, 200)}`);
-      const rows = rowCount(body);
-      const bareRun = await run(`${bareBase}/bare`);
-      const pathRun = await run(target);
-      console.log(`http      bare      ${figures(bareRun)}  (17 bytes)`);
-      console.log(`http      ${name.padEnd(9)} ${figures(pathRun)}  (${Buffer.byteLength(body)} bytes${rows === undefined ? '' : `, ${rows} rows`})  bare/path req/s ${(bareRun.rps / pathRun.rps).toFixed(2)}`);
+      const first = await fetch(target, { headers: { 'accept-encoding': encoding ?? 'identity' } });
+      const sent = Buffer.from(await first.arrayBuffer());
+      if (first.status !== 200) throw new Error(`${name}: ${first.status} ${sent.toString().slice(0, 200)}`);
+      // fetch has already decoded a gzip body: the bytes on the wire are made again for the peer.
+      const headers = Object.fromEntries([...first.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'].includes(name)));
+      same = { body: encoding === 'gzip' ? gzipSync(sent) : sent, headers };
+      const rows = rowCount(sent.toString());
+      const bareRun = await run(`${bareBase}/bare`, encoding);
+      const sameRun = await run(`${bareBase}/same`, encoding);
+      const pathRun = await run(target, encoding);
+      console.log(`http      bare         ${figures(bareRun)}  (17 bytes)`);
+      console.log(`http      same body    ${figures(sameRun)}  (${first.headers.get('content-length')} bytes: ${name}'s answer from a bare route)`);
+      console.log(
+        `http      ${name.padEnd(12)} ${figures(pathRun)}  (${first.headers.get('content-length')} bytes${rows === undefined ? '' : `, ${rows} rows`})` +
+          `  bare/path req/s ${(bareRun.rps / pathRun.rps).toFixed(2)}  same/path ${(sameRun.rps / pathRun.rps).toFixed(2)}`,
+      );
     }
     console.log(`target    cached reads within 3x of the bare route (bare/path req/s <= 3)`);
 
@@ -116,35 +134,23 @@ async function main(): Promise<void> {
     cleanups.push(() => clients.kill());
     const wsUrl = `${base.replace('http', 'ws')}/ws`;
     started = performance.now();
-    const ready = await ask<{ subscribed: number; failed: number }>(clients, { type: 'open', wsUrl, count: SUBSCRIBERS });
+    const ready = await ask<{ subscribed: number; failed: number }>(clients, { type: 'open', wsUrl, dbUrl, count: SUBSCRIBERS });
     console.log(`sockets   ${ready.subscribed} subscribers (${ready.failed} failed) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-    // When each notification reaches a LISTEN connection of this process (the server's own listener hears it at
-    // the same time over its own connection).
-    const notified = new Map<number, number>();
-    const listener = new pg.Client({ connectionString: dbUrl });
-    await listener.connect();
-    cleanups.push(() => listener.end());
-    listener.on('notification', (message) => {
-      const at = nowMs();
-      const notification = message.channel === NOTIFY_CHANNEL ? parseBlocksNotification(message.payload ?? '') : undefined;
-      if (notification && !notified.has(notification.height)) notified.set(notification.height, at);
-    });
-    await listener.query(`listen ${NOTIFY_CHANNEL}`);
-
-    // The devnet goes on at its production pace, one block per second, until enough notifications came.
+    // The devnet goes on at its production pace, one block per second, one batch and one NOTIFY per block.
     const stop = new AbortController();
-    const indexing = ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 1 }), signal: stop.signal, workers: 0 });
-    while (notified.size < NOTIFICATIONS) await new Promise((resolve) => setTimeout(resolve, 200));
+    let batches = 0;
+    const indexing = ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 1 }), signal: stop.signal, workers: 0, onBatch: () => batches++ });
+    while (batches < NOTIFICATIONS) await new Promise((resolve) => setTimeout(resolve, 200));
     stop.abort();
     await indexing;
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const pushes = await ask<Record<string, { clients: number; last: number }>>(clients, { type: 'report' });
+    const { notified, pushes } = await ask<{ notified: Record<string, number>; pushes: Record<string, { clients: number; last: number }> }>(clients, { type: 'report' });
 
     const latencies: number[] = [];
     const reached: number[] = [];
     let unchanged = 0;
-    for (const [height, at] of notified) {
+    for (const [height, at] of Object.entries(notified)) {
       const push = pushes[height];
       if (!push) {
         unchanged++;
@@ -157,7 +163,7 @@ async function main(): Promise<void> {
     if (latencies.length) {
       console.log(
         `push      ${SUBSCRIBERS} subscribers: notification -> last push p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms  max ${latencies.at(-1)!.toFixed(1)} ms` +
-          `  over ${latencies.length} notifications (${unchanged} changed no followed table), ${Math.min(...reached)}..${Math.max(...reached)} subscribers pushed each`,
+          `  over ${latencies.length} notifications (${unchanged} more brought no push of their height), ${Math.min(...reached)}..${Math.max(...reached)} subscribers pushed each`,
       );
     } else {
       console.log(`push      no notification changed a followed table (${unchanged} notifications)`);
@@ -188,7 +194,12 @@ function ask<T>(child: ChildProcess, message: object): Promise<T> {
 // The subscribers' process: opens the sockets, subscribes each once, and records per pushed height how many
 // subscribers got it and when the last one did.
 async function runSubscribers(): Promise<void> {
+  const { NOTIFY_CHANNEL, parseBlocksNotification } = await import('../db/notify.ts');
   const sockets: WebSocket[] = [];
+  // When each notification reaches this process, on a LISTEN connection of its own: here rather than in the
+  // server's process, whose event loop may be busy when it arrives (which would hide part of the latency).
+  const notified: Record<string, number> = {};
+  let listener: pg.Client | undefined;
   const pushes: Record<string, { clients: number; last: number }> = {};
   // A few distinct subscriptions, as real clients would have: the default table, a short one, fixed ids.
   const variants = [{}, { limit: 10, fields: ['price_usd', 'liquidity_usd'] }, { ids: ['wrap.near', 'usdt.tether-token.near', 'token.v2.ref-finance.near'] }];
@@ -213,9 +224,17 @@ async function runSubscribers(): Promise<void> {
       });
     });
 
-  process.on('message', (message: { type: string; wsUrl: string; count: number }) => {
+  process.on('message', (message: { type: string; wsUrl: string; dbUrl: string; count: number }) => {
     void (async () => {
       if (message.type === 'open') {
+        listener = new pg.Client({ connectionString: message.dbUrl });
+        await listener.connect();
+        listener.on('notification', (notification) => {
+          const at = nowMs();
+          const height = notification.channel === NOTIFY_CHANNEL ? parseBlocksNotification(notification.payload ?? '')?.height : undefined;
+          if (height !== undefined) notified[height] ??= at;
+        });
+        await listener.query(`listen ${NOTIFY_CHANNEL}`);
         let subscribed = 0;
         // In groups of 100, so the server is not asked for a thousand handshakes at once.
         for (let i = 0; i < message.count; i += 100) {
@@ -224,8 +243,9 @@ async function runSubscribers(): Promise<void> {
         }
         process.send!({ subscribed, failed: message.count - subscribed });
       } else if (message.type === 'report') {
-        process.send!(pushes);
+        process.send!({ notified, pushes });
         for (const ws of sockets) ws.terminate();
+        await listener?.end();
         process.disconnect();
       }
     })();

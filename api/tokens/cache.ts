@@ -1,6 +1,7 @@
 // The response cache behind Cache-Control: an answer is kept as long as its header lets clients keep it, so a
 // repeated request is served from memory and a historical answer keeps the `height` and `latest_id` of its first
 // answer. Live answers are also dropped when a new block is announced (they could be fresher). Bounded (LRU).
+import type { Encoding } from './compress.ts';
 import type { CacheRule } from './method.ts';
 
 export const MAX_AGE_SECONDS: Record<CacheRule, number> = { live: 1, historical: 86_400, none: 0 };
@@ -16,6 +17,10 @@ export interface CachedAnswer {
   cache: CacheRule;
   credits: number;
   expiresAt: number;
+  /** The JSON compressed, per encoding, made on the first request that asks for it: a cached answer is served to
+   * many clients, and compressing tens of KiB again for each costs ten times what serving it does. Not counted in
+   * the cache's byte bound (JSON answers compress to a fraction of their size). */
+  compressed: Partial<Record<Exclude<Encoding, 'identity'>, Buffer>>;
 }
 
 export class ResponseCache {

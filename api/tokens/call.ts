@@ -54,6 +54,7 @@ export class MethodCaller {
       cache: outcome.cache,
       credits: creditsFor(method.name, outcome.rows),
       expiresAt: Date.now() + MAX_AGE_SECONDS[outcome.cache] * 1000,
+      compressed: {},
     };
     // An answer begun before a new block is not kept as live (a historical one cannot have changed).
     if (generation === this.#generation || answer.cache === 'historical') this.cache.set(key, answer);

@@ -2,7 +2,7 @@
 // to the socket's params. Every response, errors included, carries X-Credits-Used and Cache-Control, and is
 // compressed with zstd or gzip when Accept-Encoding allows.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { cacheControl } from './cache.ts';
+import { cacheControl, type CachedAnswer } from './cache.ts';
 import type { MethodCaller } from './call.ts';
 import { chooseEncoding, COMPRESS_MIN_BYTES, compressBody } from './compress.ts';
 import { ERROR_CREDITS } from './credits.ts';
@@ -18,19 +18,22 @@ interface SendOptions {
   json: string;
   cacheControl: string;
   credits: number;
+  /** The method's answer `json` comes from: its compressed bodies are kept on it. */
+  answer?: CachedAnswer;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, { status, json, cacheControl: control, credits }: SendOptions): FastifyReply {
-  const raw = Buffer.from(json);
-  const encoding = raw.length >= COMPRESS_MIN_BYTES ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+function send(request: FastifyRequest, reply: FastifyReply, { status, json, cacheControl: control, credits, answer }: SendOptions): FastifyReply {
+  const encoding = Buffer.byteLength(json) >= COMPRESS_MIN_BYTES ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
   reply
     .code(status)
     .header('content-type', 'application/json; charset=utf-8')
     .header('cache-control', control)
     .header('x-credits-used', String(credits))
     .header('vary', 'Accept-Encoding');
-  if (encoding !== 'identity') reply.header('content-encoding', encoding);
-  return reply.send(compressBody(raw, encoding));
+  if (encoding === 'identity') return reply.send(json);
+  reply.header('content-encoding', encoding);
+  if (!answer) return reply.send(compressBody(Buffer.from(json), encoding));
+  return reply.send((answer.compressed[encoding] ??= compressBody(Buffer.from(json), encoding)));
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
@@ -63,7 +66,7 @@ export function tokenHttpRoutes(app: FastifyInstance, { caller, methods, budget 
       budget.check(request.ip);
       const result = await caller.call(method, params());
       budget.spend(request.ip, result.credits);
-      return send(request, reply, { status: 200, json: result.json, cacheControl: cacheControl(result.cache), credits: result.credits });
+      return send(request, reply, { status: 200, json: result.json, cacheControl: cacheControl(result.cache), credits: result.credits, answer: result });
     } catch (err) {
       budget.spend(request.ip, ERROR_CREDITS);
       return sendError(request, reply, err);

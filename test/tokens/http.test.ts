@@ -6,9 +6,13 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { decompress as zstdDecompress } from 'fzstd';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../db/connect.ts';
+import { MethodCaller } from '../../api/tokens/call.ts';
+import { initCompression } from '../../api/tokens/compress.ts';
+import { tokenHttpRoutes } from '../../api/tokens/http.ts';
 import { tokenDataRoutes } from '../../api/tokens/plugin.ts';
 import { paramsFromQuery } from '../../api/tokens/query.ts';
-import { METHODS } from '../../api/tokens/registry.ts';
+import { CreditBudget } from '../../api/tokens/rate-limit.ts';
+import { METHODS, METHODS_BY_NAME } from '../../api/tokens/registry.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { ingestTo, SocketClient, startServer, type Message } from './harness.ts';
 
@@ -497,5 +501,32 @@ describe('errors, headers and transport', () => {
     expect(zs.rawPayload.length).toBeLessThan(plain.res.rawPayload.length);
     expect(Buffer.from(zstdDecompress(zs.rawPayload)).toString()).toBe(plain.res.body);
     expect(zs.headers.vary).toContain('Accept-Encoding');
+  });
+
+  it('a cached answer keeps each compressed body it was sent with, made on the first request that asks', async () => {
+    await initCompression();
+    const caller = new MethodCaller(db);
+    const bare = Fastify();
+    await bare.register(async (scope) => tokenHttpRoutes(scope, { caller, methods: METHODS, budget: new CreditBudget(1_000_000) }));
+    try {
+      // A page after a cursor: historical, so kept for a day (a live one could expire between the requests).
+      const { next_cursor: cursor } = JSON.parse((await bare.inject({ url: '/trades?limit=5' })).body) as { next_cursor: string };
+      const url = `/trades?limit=50&cursor=${encodeURIComponent(cursor)}`;
+      const plain = await bare.inject({ url });
+      expect(plain.headers['cache-control']).toBe('public, max-age=86400');
+      const gz = await bare.inject({ url, headers: { 'accept-encoding': 'gzip' } });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gz.rawPayload).toString()).toBe(plain.body);
+      // The same params: the cached answer, holding the gzip body just sent and no zstd one yet.
+      const answer = await caller.call(METHODS_BY_NAME.get('trades.query')!, { limit: 50, cursor });
+      expect(answer.json).toBe(plain.body);
+      expect(answer.compressed.gzip?.equals(gz.rawPayload)).toBe(true);
+      expect(answer.compressed.zstd).toBeUndefined();
+      const zs = await bare.inject({ url, headers: { 'accept-encoding': 'zstd' } });
+      expect(answer.compressed.zstd?.equals(zs.rawPayload)).toBe(true);
+      expect(Buffer.from(zstdDecompress(zs.rawPayload)).toString()).toBe(plain.body);
+    } finally {
+      await bare.close();
+    }
   });
 });

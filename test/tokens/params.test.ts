@@ -167,7 +167,7 @@ describe('transport pieces', () => {
 });
 
 describe('response cache', () => {
-  const answer = (cache: CachedAnswer['cache'], json: string, expiresAt = 10_000): CachedAnswer => ({ result: null, json, cache, credits: 1, expiresAt });
+  const answer = (cache: CachedAnswer['cache'], json: string, expiresAt = 10_000): CachedAnswer => ({ result: null, json, cache, credits: 1, expiresAt, compressed: {} });
 
   it('keeps answers until they expire, never no-store ones, and drops live ones on a new block', () => {
     const cache = new ResponseCache();

@@ -205,6 +205,52 @@ describe('subscriptions', () => {
     expect(client.drainQueued().filter((p) => p.sub === 1)).toEqual([]);
   }, 120_000);
 
+  it('subscribers with equal params each get their own pushes, made once, whenever they subscribed', async () => {
+    const params = { ids: [WNEAR, USDC], fields: ['price_usd', 'volume_usd_24h'] };
+    const columns = ['account_id', ...params.fields];
+    const one = (await open()).client;
+    const two = (await open()).client;
+    // 7 subscribes at the current head; 8 and 9 (one connection) after more blocks; 5 waits for a 1000% move.
+    const seven = await one.request('tokens.subscribe', params, 7);
+    const five = await one.request('tokens.subscribe', { ...params, min_change: { price_usd: '1000%', volume_usd_24h: '1000%' } }, 5);
+    await ingestTo(db, 392);
+    const eight = await two.request('tokens.subscribe', params, 8);
+    const nine = await two.request('tokens.subscribe', params, 9);
+    expect(eight.result.height).toBe(392);
+    await ingestTo(db, 440);
+    // The premise, from the tables: wNEAR or USDC was repriced after 392.
+    const [{ n }] = await query(`select count(*)::int as n from prices where token = any($1) and block_height > 392 and block_height <= 440`, [[WNEAR, USDC]]);
+    expect(n, 'wNEAR or USDC is repriced between blocks 392 and 440').toBeGreaterThan(0);
+    let expected = await tokensGet(`ids=${WNEAR},${USDC}&fields=${params.fields.join(',')}`);
+    for (let tries = 0; expected.height !== 440 && tries < 100; tries++) {
+      await new Promise((r) => setTimeout(r, 50));
+      expected = await tokensGet(`ids=${WNEAR},${USDC}&fields=${params.fields.join(',')}`);
+    }
+    expect(expected.height).toBe(440);
+
+    const views = new Map([[7, new View(seven.result)], [8, new View(eight.result)], [9, new View(nine.result)]]);
+    const matches = (sub: number) => JSON.stringify(views.get(sub)!.asRows(columns).sort()) === JSON.stringify([...expected.rows].sort());
+    const pushes: Message[] = [];
+    const take = async (client: SocketClient, subs: number[]) => {
+      while (!subs.every(matches)) {
+        const push = await client.next();
+        expect(subs, `push of sub ${push.sub}`).toContain(push.sub);
+        pushes.push(push);
+        views.get(push.sub)!.apply(push);
+      }
+    };
+    await take(one, [7]);
+    await take(two, [8, 9]);
+    // 8 and 9 started from the same state: every round pushed them the same thing, each under its own sub id.
+    const after392 = (sub: number) => pushes.filter((p) => p.sub === sub && p.height > 392).map(({ sub: _sub, ...rest }) => rest);
+    expect(after392(8).length).toBeGreaterThan(0);
+    expect(after392(9)).toEqual(after392(8));
+    // 5's threshold was never reached.
+    await one.request('schema', {}, 98);
+    expect([...pushes, ...one.drainQueued()].filter((p) => p.sub === 5)).toEqual([]);
+    expect(five.result.height).toBe(seven.result.height);
+  }, 120_000);
+
   it('a client that does not read is cut off', async () => {
     const { client } = await open();
     const closed = new Promise<number>((resolve) => client.ws.once('close', (code) => resolve(code)));
