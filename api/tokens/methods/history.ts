@@ -33,16 +33,37 @@ const historyResult = <T extends z.ZodType>(row: T) =>
     rows: z.array(row),
   });
 
-interface Key {
-  height: number;
-  receipt: string;
-  last: string;
+/** A history row's id and cursor: the key of the event it comes from, `block:receipt:index`. */
+const rowId = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.index}`;
+
+function parseCursor(cursor: string): { height: number; receipt: string; index: number } {
+  const match = /^(\d+):([^:]+):(\d+)$/.exec(cursor);
+  if (!match) throw badRequest(`cursor "${cursor}" is not a row id of this history`);
+  return { height: Number(match[1]), receipt: match[2]!, index: Number(match[3]) };
 }
 
-function parseCursor(cursor: string, lastIsNumber: boolean): Key {
-  const match = /^(\d+):([^:]+):([^:]+)$/.exec(cursor);
-  if (!match || (lastIsNumber && !/^\d+$/.test(match[3]!))) throw badRequest(`cursor "${cursor}" is not a row id of this history`);
-  return { height: Number(match[1]), receipt: match[2]!, last: match[3]! };
+/**
+ * One page of a history table keyed by (block_height, receipt_id, index), newest or oldest first after `cursor`,
+ * and the id of the newest row matching `filter` (`latest_id`).
+ */
+async function historyPage(
+  snapshot: Snapshot,
+  table: 'trades' | 'transfers',
+  filter: RawBuilder<unknown>,
+  params: { order: string; cursor?: string; limit: number },
+): Promise<{ rows: Record<string, any>[]; latest_id: string | null; next_cursor: string | null }> {
+  const newest = params.order === 'newest';
+  const dir = sql.raw(newest ? 'desc' : 'asc');
+  let page = filter;
+  if (params.cursor) {
+    const key = parseCursor(params.cursor);
+    page = sql`${filter} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${key.index}::int)`;
+  }
+  const { rows } = await sql<Record<string, any>>`
+    select * from ${sql.table(table)} where ${page} order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
+  const { rows: latest } = await sql<Record<string, any>>`
+    select block_height, receipt_id, index from ${sql.table(table)} where ${filter} order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db);
+  return { rows, latest_id: latest[0] ? rowId(latest[0]) : null, next_cursor: rows.length === params.limit ? rowId(rows.at(-1)!) : null };
 }
 
 /**
@@ -112,26 +133,15 @@ export const tradesQuery = defineMethod({
     if (params.after_millis !== undefined) filters.push(sql`timestamp_ms > ${params.after_millis}`);
     if (params.before_millis !== undefined) filters.push(sql`timestamp_ms < ${params.before_millis}`);
     const base = sql.join(filters, sql` and `);
-    const newest = params.order === 'newest';
-    const dir = sql.raw(newest ? 'desc' : 'asc');
-    let page = base;
-    if (params.cursor) {
-      const key = parseCursor(params.cursor, true);
-      page = sql`${base} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${Number(key.last)}::int)`;
-    }
     // A trade is keyed like the event of its first hop: (block, receipt, index).
-    const { rows } = await sql<Record<string, any>>`
-      select * from trades where ${page} order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
-    const { rows: latest } = await sql<Record<string, any>>`
-      select block_height, receipt_id, index from trades where ${base} order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db);
-    const id = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.index}`;
+    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'trades', base, params);
     const result = {
       height: snapshot.head.height,
       timestamp_millis: snapshot.head.timestamp_millis,
-      latest_id: latest[0] ? id(latest[0]) : null,
-      next_cursor: rows.length === params.limit ? id(rows.at(-1)!) : null,
+      latest_id,
+      next_cursor,
       rows: rows.map((r) => ({
-        id: id(r),
+        id: rowId(r),
         block_height: Number(r.block_height),
         timestamp_millis: Number(r.timestamp_ms),
         tx_hash: r.tx_hash,
@@ -192,25 +202,15 @@ export const transfersQuery = defineMethod({
     if (params.after_millis !== undefined) filters.push(sql`timestamp_ms > ${params.after_millis}`);
     if (params.before_millis !== undefined) filters.push(sql`timestamp_ms < ${params.before_millis}`);
     const base = sql.join(filters, sql` and `);
-    const newest = params.order === 'newest';
-    const dir = sql.raw(newest ? 'desc' : 'asc');
-    let page = base;
-    if (params.cursor) {
-      const key = parseCursor(params.cursor, true);
-      page = sql`${base} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${Number(key.last)}::int)`;
-    }
-    const { rows } = await sql<Record<string, any>>`
-      select * from transfers where ${page} order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
-    const { rows: latest } = await sql<Record<string, any>>`
-      select block_height, receipt_id, index from transfers where ${base} order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db);
-    const id = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.index}`;
+    // A transfer is keyed like its event: (block, receipt, index).
+    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'transfers', base, params);
     const result = {
       height: snapshot.head.height,
       timestamp_millis: snapshot.head.timestamp_millis,
-      latest_id: latest[0] ? id(latest[0]) : null,
-      next_cursor: rows.length === params.limit ? id(rows.at(-1)!) : null,
+      latest_id,
+      next_cursor,
       rows: rows.map((r) => ({
-        id: id(r),
+        id: rowId(r),
         block_height: Number(r.block_height),
         timestamp_millis: Number(r.timestamp_ms),
         tx_hash: r.tx_hash,
