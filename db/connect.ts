@@ -39,6 +39,9 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     types,
   });
   pool.on('error', options.onError ?? (() => {}));
+  // A client in use (checked out, between two statements of a transaction) that loses its server emits 'error'
+  // where the pool no longer listens; unheard, that would crash the process. The next statement fails instead.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   let closed: Promise<void> | undefined;
   return { kysely, pool, close: () => (closed ??= kysely.destroy()) };

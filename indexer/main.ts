@@ -1,11 +1,17 @@
-// The indexer's run loop: follow the configured block source until stopped (the schema is migrated by then).
+// The indexer's run loop: follow the configured block source until stopped (the schema is migrated by then). A
+// database that goes away (a restart, a crash) is waited out: each batch is one transaction with its checkpoint,
+// so ingestion simply resumes after the last committed block once the server answers again.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import { ingest } from './pipeline.ts';
 import { createProgress } from './progress.ts';
 import { openSource } from './sources/index.ts';
-import { readCheckpoint } from './store.ts';
 import { rpcMetadata } from './token-metadata.ts';
+
+const MIN_RETRY_MS = 250;
+const MAX_RETRY_MS = 5_000;
 
 export interface IndexerOptions {
   db: Db;
@@ -23,12 +29,40 @@ export interface IndexerOptions {
 export async function runIndexer(options: IndexerOptions): Promise<void> {
   const { db, logger, signal } = options;
   const source = await openSource(options.source, { devnet: options.devnet });
-  const checkpoint = await readCheckpoint(db.kysely);
-  const from = options.from ?? (checkpoint ? checkpoint.height + 1 : undefined);
-  logger.info({ source: source.name, from: from ?? 'where the source starts', to: options.to, resuming: options.from === undefined && checkpoint !== undefined }, 'indexing');
+  logger.info({ source: source.name, from: options.from ?? 'the checkpoint, else where the source starts', to: options.to }, 'indexing');
   const progress = createProgress({ logger, from: options.from, to: options.to, tty: process.stderr.isTTY ? process.stderr : undefined });
   const enrich = options.rpcUrl ? rpcMetadata(db, options.rpcUrl, logger, signal) : undefined;
-  const result = await ingest({ db, source, from: options.from, to: options.to, signal, progress, enrich, onBatch: options.onHeight });
+  const total = { blocks: 0, events: 0, height: undefined as number | undefined };
+  let from = options.from;
+  for (let failures = 0; ; ) {
+    try {
+      await ingest({
+        db,
+        source,
+        from,
+        to: options.to,
+        signal,
+        progress,
+        enrich,
+        onBatch: (height, blocks, events) => {
+          failures = 0;
+          total.height = height;
+          total.blocks += blocks;
+          total.events += events;
+          // Once a batch is in, the checkpoint is where to resume, not the --from given at start.
+          from = undefined;
+          options.onHeight?.(height);
+        },
+      });
+      break;
+    } catch (err) {
+      if (signal.aborted || !isDatabaseUnavailable(err)) throw err;
+      const retryMs = Math.min(MAX_RETRY_MS, MIN_RETRY_MS * 2 ** failures++);
+      logger.warn({ err: (err as Error).message, retry_ms: retryMs }, 'database unavailable: resuming from the checkpoint when it answers');
+      await sleep(retryMs, undefined, { signal }).catch(() => {});
+      if (signal.aborted) break;
+    }
+  }
   progress.done();
-  logger.info({ ...result }, signal.aborted ? 'stopped' : 'source ended');
+  logger.info({ ...total }, signal.aborted ? 'stopped' : 'source ended');
 }

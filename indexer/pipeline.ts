@@ -33,8 +33,8 @@ export interface IngestOptions {
   workers?: number;
   /** Extra events for a batch before it is written (token metadata over RPC). */
   enrich?: Enrich;
-  /** Called after each committed batch with its last height. */
-  onBatch?: (height: number) => void;
+  /** Called after each committed batch with its last height and its size. */
+  onBatch?: (height: number, blocks: number, events: number) => void;
 }
 
 export interface IngestResult {
@@ -83,7 +83,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
         result.events += batch.events.length;
         result.height = height;
         options.progress?.update(height, batch.blocks.length, batch.events.length);
-        options.onBatch?.(height);
+        options.onBatch?.(height, batch.blocks.length, batch.events.length);
       },
       (error: unknown) => void (failure = { error }),
     );
