@@ -15,7 +15,7 @@ import { runDexlake, type Running } from '../harness/cli.ts';
 import { createTestDatabase, tableChecksums } from '../harness/db.ts';
 
 const BLOCKS = 2_000;
-const MIN_KILLS = 10;
+const KILLS = 12;
 const SEED = 'crash-consistency';
 const INDEX = ['index', '--source', 'devnet', '--devnet-speed', '0', '--to', String(BLOCKS), '--relay-port', '0', '--log-level', 'warn'];
 
@@ -67,41 +67,45 @@ describe('crash consistency of the indexer', () => {
     expect(await contiguousHeights(cleanUrl)).toEqual({ n: BLOCKS, min: 1, max: BLOCKS, distinct: BLOCKS });
   }, 300_000);
 
-  it(`SIGKILLed at ${MIN_KILLS}+ seeded random moments while writing, then resumed: every table equals the clean run`, { timeout: 600_000 }, async () => {
+  it(`SIGKILLed at ${KILLS} seeded random moments while writing, then resumed: every table equals the clean run`, { timeout: 600_000 }, async () => {
     const { url } = await createTestDatabase();
     const watcher = new pg.Client({ connectionString: url });
     await watcher.connect();
+    // Seeded moments spread over the whole range: once the checkpoint passes a target height, either 0-100 ms
+    // more, or (every other kill) the first moment a write transaction is open: mid-batch.
     const rng = new Rng(SEED);
-    const kills: { at: number; openWrite: boolean }[] = [];
-    try {
-      for (;;) {
-        const before = await checkpoint(watcher);
-        const running = runDexlake(INDEX, { DATABASE_URL: url });
-        let exited = false;
-        void running.exited.then(() => (exited = true));
-        // Once this run has committed a batch (so it is past start-up and writing), a seeded 0-150 ms more.
-        while (!exited && (await checkpoint(watcher)) <= before) await sleep(10);
-        if (!exited) await sleep(rng.int(150));
-        if (exited || kills.length >= MIN_KILLS + 2) {
-          await finish(running);
-          break;
-        }
-        const { rows } = await watcher.query<{ n: number }>(
+    const targets = Array.from({ length: KILLS }, (_, i) => Math.floor(((i + rng.int(1000) / 1000) * BLOCKS) / (KILLS + 1)));
+    const writing = async () =>
+      (
+        await watcher.query<{ n: number }>(
           `select count(*)::int as n from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid() and state in ('active', 'idle in transaction')`,
-        );
+        )
+      ).rows[0]!.n > 0;
+    const kills: { at: number; midBatch: boolean }[] = [];
+    try {
+      for (const [i, target] of targets.entries()) {
+        const running = runDexlake(INDEX, { DATABASE_URL: url });
+        const alive = () => running.child.exitCode === null;
+        while (alive() && (await checkpoint(watcher)) < target) await sleep(5);
+        if (i % 2) while (alive() && !(await writing())) await sleep(1);
+        else await sleep(rng.int(100));
+        if (!alive()) throw new Error(`the indexer exited before its kill at ${target}:\n${running.output()}`);
+        const midBatch = await writing();
         running.child.kill('SIGKILL');
         await running.exited;
-        kills.push({ at: await checkpoint(watcher), openWrite: rows[0]!.n > 0 });
+        kills.push({ at: await checkpoint(watcher), midBatch });
       }
+      await finish(runDexlake(INDEX, { DATABASE_URL: url }));
     } finally {
       await watcher.end();
     }
     console.log(
       `${kills.length} SIGKILLs, checkpoint after each: ${kills.map((k) => k.at).join(', ')}; ` +
-        `${kills.filter((k) => k.openWrite).length} of them with a write in flight`,
+        `${kills.filter((k) => k.midBatch).length} of them mid-batch (a write transaction open)`,
     );
-    expect(kills.length).toBeGreaterThanOrEqual(MIN_KILLS);
-    expect(kills.filter((k) => k.at < BLOCKS).length).toBeGreaterThanOrEqual(MIN_KILLS);
+    expect(kills).toHaveLength(KILLS);
+    expect(kills.every((k) => k.at < BLOCKS)).toBe(true); // each one cut the run short
+    expect(kills.filter((k) => k.midBatch).length).toBeGreaterThanOrEqual(KILLS / 4); // half aim there; a commit may just beat one
     const after = await checksumsOf(url);
     printChecksums('checksums after the SIGKILLs', clean, after);
     expect(after).toEqual(clean);
