@@ -33,6 +33,7 @@ export async function index(config: Config): Promise<void> {
         signal,
         rpcUrl: config.nearRpcUrl,
         onHeight: status?.setHeight,
+        sourceObserver: status?.source,
       });
     } finally {
       await relay?.close();

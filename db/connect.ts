@@ -36,6 +36,10 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     max: options.max ?? 10,
     connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
     application_name: options.applicationName ?? 'dexlake',
+    // A server that vanished without closing the socket (a cut network, a frozen host) is noticed by TCP keepalive
+    // within about a minute instead of the OS default two hours; the pool then drops the connection.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     types,
   });
   pool.on('error', options.onError ?? (() => {}));

@@ -8,6 +8,7 @@ import { isDatabaseUnavailable } from '../db/errors.ts';
 import { ingest } from './pipeline.ts';
 import { createProgress } from './progress.ts';
 import { openSource } from './sources/index.ts';
+import type { SourceObserver } from './sources/retry.ts';
 import { rpcMetadata } from './token-metadata.ts';
 
 const MIN_RETRY_MS = 250;
@@ -21,6 +22,8 @@ export interface IndexerOptions {
   logger: Logger;
   signal: AbortSignal;
   onHeight?: (height: number) => void;
+  /** Told of the block source's retries and recoveries (the status port); each retry is also logged. */
+  sourceObserver?: SourceObserver;
   /** NEAR JSON-RPC for `ft_metadata` of tokens the chain has not described in the log. */
   rpcUrl?: string;
   devnet?: { seed: string; speed: number };
@@ -28,7 +31,15 @@ export interface IndexerOptions {
 
 export async function runIndexer(options: IndexerOptions): Promise<void> {
   const { db, logger, signal } = options;
-  const source = await openSource(options.source, { devnet: options.devnet });
+  const observer = options.sourceObserver;
+  const source = await openSource(options.source, {
+    devnet: options.devnet,
+    onRetry: (error, attempt, delayMs, kind) => {
+      logger.warn({ err: error instanceof Error ? error.message : String(error), kind, attempt, retry_ms: delayMs }, 'block source: retrying');
+      observer?.onRetry?.(error, attempt, delayMs, kind);
+    },
+    onSettled: (succeeded) => observer?.onSettled?.(succeeded),
+  });
   logger.info({ source: source.name, from: options.from ?? 'the checkpoint, else where the source starts', to: options.to }, 'indexing');
   const progress = createProgress({ logger, from: options.from, to: options.to, tty: process.stderr.isTTY ? process.stderr : undefined });
   const enrich = options.rpcUrl ? rpcMetadata(db, options.rpcUrl, logger, signal) : undefined;

@@ -1,9 +1,71 @@
-// The indexer serves no API; this small port only lets an orchestrator see that it is alive and how far it got.
+// The indexer serves no API; this small port only lets an orchestrator see that it is alive, how far it got, and
+// whether its block source is in trouble. GET /health stays 200 while the source is retrying: the process is
+// alive and will go on by itself once the source answers, so restarting it would not help (`source.status` and
+// the metrics say what is wrong).
 import { createServer, type Server } from 'node:http';
-import { Registry, collectDefaultMetrics, Gauge } from 'prom-client';
+import { Registry, collectDefaultMetrics, Counter, Gauge } from 'prom-client';
+import type { SourceErrorKind, SourceObserver } from './sources/retry.ts';
+
+export interface SourceHealth {
+  /** `retrying`: at least one request to the source is failing and being retried right now. */
+  status: 'ok' | 'retrying';
+  /** Failed attempts since start. */
+  retries: number;
+  /** Failed attempts since start, by kind. */
+  errors: Partial<Record<SourceErrorKind, number>>;
+  /** The latest failed attempt's message (kept after recovery), and when it happened (ISO 8601). */
+  last_error: string | null;
+  last_error_at: string | null;
+  /** When the current trouble began (ISO 8601); null while ok. */
+  since: string | null;
+}
+
+/** Requests in trouble and what they hit. Pure: the time is given. */
+export class SourceTracker {
+  #failing = 0;
+  #retries = 0;
+  readonly #errors: Partial<Record<SourceErrorKind, number>> = {};
+  #lastError: string | null = null;
+  #lastErrorAt: number | null = null;
+  #since: number | null = null;
+
+  /** A failed attempt of a request that will be retried (`attempt` 1 is its first failure). */
+  retry(error: unknown, attempt: number, kind: SourceErrorKind, now: number): void {
+    if (attempt === 1) this.#failing++;
+    this.#since ??= now;
+    this.#retries++;
+    this.#errors[kind] = (this.#errors[kind] ?? 0) + 1;
+    this.#lastError = error instanceof Error ? error.message : String(error);
+    this.#lastErrorAt = now;
+  }
+
+  /** A retried request is over (it succeeded, or was abandoned). */
+  settled(): void {
+    this.#failing = Math.max(0, this.#failing - 1);
+    if (this.#failing === 0) this.#since = null;
+  }
+
+  get failing(): number {
+    return this.#failing;
+  }
+
+  health(): SourceHealth {
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    return {
+      status: this.#failing > 0 ? 'retrying' : 'ok',
+      retries: this.#retries,
+      errors: { ...this.#errors },
+      last_error: this.#lastError,
+      last_error_at: iso(this.#lastErrorAt),
+      since: iso(this.#since),
+    };
+  }
+}
 
 export interface StatusServer {
   setHeight(height: number): void;
+  /** Give it to the block source (`openSource(spec, { ...status.source })`): /health and /metrics report its trouble. */
+  source: Required<SourceObserver>;
   close(): Promise<void>;
   port: number;
 }
@@ -12,10 +74,25 @@ export async function startStatusServer(port: number, host: string): Promise<Sta
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'dexlake_indexer_' });
   const heightGauge = new Gauge({ name: 'dexlake_indexer_height', help: 'Last indexed block height', registers: [registry] });
+  const sourceErrors = new Counter({
+    name: 'dexlake_indexer_source_errors_total',
+    help: 'Failed block source requests that were retried, by kind (http_5xx, http_429, http_4xx, timeout, network, malformed, other)',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const tracker = new SourceTracker();
+  new Gauge({
+    name: 'dexlake_indexer_source_retrying',
+    help: 'Block source requests failing and being retried right now (0: the source is fine)',
+    registers: [registry],
+    collect() {
+      this.set(tracker.failing);
+    },
+  });
   let height: number | null = null;
   const server: Server = createServer(async (req, res) => {
     if (req.url === '/health') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, height }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, height, source: tracker.health() }));
     } else if (req.url === '/metrics') {
       res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
     } else {
@@ -28,6 +105,15 @@ export async function startStatusServer(port: number, host: string): Promise<Sta
     setHeight(h) {
       height = h;
       heightGauge.set(h);
+    },
+    source: {
+      onRetry(error, attempt, _delayMs, kind) {
+        tracker.retry(error, attempt, kind, Date.now());
+        sourceErrors.inc({ kind });
+      },
+      onSettled() {
+        tracker.settled();
+      },
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

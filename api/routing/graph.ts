@@ -4,6 +4,7 @@
 // and after a LISTEN reconnect everything is read again (design.md §4).
 import pgListen from 'pg-listen';
 import type { Db } from '../../db/connect.ts';
+import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { sql } from '../../db/kysely.ts';
 import { NOTIFY_CHANNEL, parseBlocksNotification, type BlocksNotification } from '../../db/notify.ts';
 import { dclPoolStateFromJson } from '../../dexes/amm-dcl-a/state.ts';
@@ -60,6 +61,34 @@ const createSubscriber = pgListen.default;
 /** The listener connection's application_name (visible in pg_stat_activity). */
 export const LISTENER_NAME = 'dexlake-routing-listen';
 
+/**
+ * A read a request needs (a trader's registrations, pool volatility) that the database could not answer: it is
+ * down, or did not answer within DB_READ_TIMEOUT_MS. Fastify answers it with its `statusCode`, 503.
+ */
+export class DatabaseUnavailableError extends Error {
+  readonly statusCode = 503;
+  constructor() {
+    super('The database is unavailable; try again shortly');
+  }
+}
+
+/** How long a request waits for one of its database reads before answering 503 (a hung server must not hang it). */
+export const DB_READ_TIMEOUT_MS = 3_000;
+
+/** `read`, or DatabaseUnavailableError when the database is unreachable or too slow; other errors as they are. */
+async function requestRead<T>(read: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new DatabaseUnavailableError()), DB_READ_TIMEOUT_MS)));
+  try {
+    return await Promise.race([read, deadline]);
+  } catch (err) {
+    if (err instanceof DatabaseUnavailableError || isDatabaseUnavailable(err)) throw new DatabaseUnavailableError();
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const KNOWN_DEX: ReadonlySet<string> = new Set(DEX_IDS);
 const poolKey = (dex: string, poolId: string) => `${dex}:${poolId}`;
 
@@ -70,6 +99,8 @@ export class RoutingGraph {
   /** Bumped on every change; subscriptions compare it. */
   version = 0;
   height = 0;
+  /** The latest indexed block's time in ns (what AmmA's stable pools ramp their amp by); null before any block. */
+  nowNs: bigint | null = null;
   private queue: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(changedPools: ReadonlySet<string> | 'all') => void>();
 
@@ -97,6 +128,7 @@ export class RoutingGraph {
         this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).execute(),
         this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
         this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
+        this.readClock(),
       ]);
       this.pools.clear();
       for (const row of pools) this.putPool(row);
@@ -126,6 +158,7 @@ export class RoutingGraph {
       // A named pool without a row was deleted.
       for (const key of keys) this.pools.delete(key);
       for (const row of rows) this.putPool(row);
+      await this.readClock();
       if (tokenIds.length) {
         const [tokens, market] = await Promise.all([
           this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
@@ -139,28 +172,29 @@ export class RoutingGraph {
     });
   }
 
-  /** NEP-145 registrations of `account` (contract ids), as indexed. */
+  /** NEP-145 registrations of `account` (contract ids), as indexed. DatabaseUnavailableError when it cannot say. */
   async registrationsOf(account: string): Promise<Set<string>> {
-    const rows = await this.db.kysely.selectFrom('storage_registrations').select('contract_id').where('account_id', '=', account).execute();
+    const rows = await requestRead(this.db.kysely.selectFrom('storage_registrations').select('contract_id').where('account_id', '=', account).execute());
     return new Set(rows.map((r) => r.contract_id));
   }
 
   /**
    * Recent volatility of pools (`Dex:poolId` keys): the largest price move between consecutive states among the
-   * last `depth` rows of pool_history, in ppm (volatility.ts); 0 for a pool without history.
+   * last `depth` rows of pool_history, in ppm (volatility.ts); 0 for a pool without history. DatabaseUnavailableError
+   * when the database cannot say.
    */
   async volatilityPpm(keys: readonly string[], depth = 10): Promise<Map<string, bigint>> {
     const result = new Map<string, bigint>(keys.map((k) => [k, 0n]));
     if (keys.length === 0) return result;
     const split = keys.map((key) => [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)] as const);
-    const { rows } = await sql<{ dex: string; pool_id: string; block_height: number; kind: string; amounts: string[] }>`
+    const { rows } = await requestRead(sql<{ dex: string; pool_id: string; block_height: number; kind: string; amounts: string[] }>`
       select k.dex, k.pool_id, h.block_height, h.kind, h.amounts
       from unnest(${split.map((s) => s[0])}::text[], ${split.map((s) => s[1])}::text[]) as k(dex, pool_id)
       cross join lateral (
         select block_height, kind, amounts from pool_history
         where dex = k.dex and pool_id = k.pool_id
         order by block_height desc limit ${depth + 1}
-      ) h`.execute(this.db.kysely);
+      ) h`.execute(this.db.kysely));
     const byPool = new Map<string, { height: number; kind: string; amounts: bigint[] }[]>();
     for (const row of rows) {
       const key = poolKey(row.dex, row.pool_id);
@@ -227,6 +261,11 @@ export class RoutingGraph {
       clearTimeout(retry);
       await current?.close().catch(() => {});
     };
+  }
+
+  private async readClock(): Promise<void> {
+    const latest = await this.db.kysely.selectFrom('blocks').select('timestamp_ms').orderBy('height', 'desc').limit(1).executeTakeFirst();
+    if (latest) this.nowNs = BigInt(latest.timestamp_ms) * 1_000_000n;
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {

@@ -7,6 +7,8 @@ import { quoteExactIn as dclQuoteExactIn, quoteExactOut as dclQuoteExactOut } fr
 import type { DclPoolState } from '../../dexes/amm-dcl-a/state.ts';
 import type { AmmCPoolState } from '../../dexes/amm-c/events.ts';
 import { simpleAmountOutQuoter } from '../../dexes/amm-a/math.ts';
+import { prepareStablePool, preparedSpotPrice, quoterOf } from '../../dexes/amm-a/stable-math.ts';
+import type { StableLikePoolState, TokenRate } from '../../dexes/amm-a/state.ts';
 import type { DexContracts } from '../../dexes/contracts.ts';
 import type { DexId } from '../../dexes/events.ts';
 import { launchQuoteExactIn, launchQuoteExactOut } from '../../dexes/launch/math.ts';
@@ -38,6 +40,12 @@ export interface HopContext {
   contracts: DexContracts;
   /** Contracts the trader is registered with (NEP-145), or null without a trader. */
   registrations: ReadonlySet<string> | null;
+  /** The latest indexed block's timestamp in ns: AmmA stable and rated pools swap at the amp factor of that time and
+   * refuse rates older than 24 h. Absent or null: the amp at each pool's ramp end (its target), rates not aged. */
+  nowNs?: bigint | null;
+  /** AmmA's rated-token rates (`custom_rate_key`, the latest `rates` event); a token without an entry has rate
+   * 10^24. Absent or null: rated pools are not routed (their rates are unknown). */
+  ammARates?: ReadonlyMap<string, TokenRate> | null;
 }
 
 const positive = (v: bigint | null | undefined): bigint | null => (v === null || v === undefined || v <= 0n ? null : v);
@@ -46,7 +54,7 @@ const positive = (v: bigint | null | undefined): bigint | null => (v === null ||
 export function hopsOfPool(pool: RoutingPool, ctx: HopContext): Hop[] {
   switch (pool.dex) {
     case 'AmmA':
-      return ammAHops(pool);
+      return ammAHops(pool, ctx);
     case 'AmmC':
       return ammCHops(pool);
     case 'AmmDclA':
@@ -64,10 +72,16 @@ export function hopsOfPool(pool: RoutingPool, ctx: HopContext): Hop[] {
   }
 }
 
-/** AmmA simple (x·y=k) pools, exact in only (the spec: AmmA has no exact-output mode). Stable, rated and degen
- * pools are not routed: their StableSwap math is not in dexes/amm-a/math.ts yet. */
-function ammAHops(pool: RoutingPool): Hop[] {
+/**
+ * AmmA pools, exact in only (the spec: AmmA has no exact-output mode). Simple (x·y=k) pools: both directions, spot
+ * Y/X. Stable and rated pools (StableSwap, dexes/amm-a/stable-math.ts): a hop for every ordered pair of distinct
+ * tokens, at the amp factor of `ctx.nowNs` (its ramp end without a time), rated ones only with `ctx.ammARates`;
+ * spot is the invariant's analytic derivative. Degen pools are not routed: their prices come from price oracles
+ * (`custom_degen_key`) that the indexer does not read, so no exact quote exists for them.
+ */
+function ammAHops(pool: RoutingPool, ctx: HopContext): Hop[] {
   const { state } = pool;
+  if (state.kind === 'stable' || state.kind === 'rated') return stableLikeHops(pool, ctx);
   if (state.kind !== 'simple' || state.tokens.length !== 2 || state.amounts.length !== 2) return [];
   const [t0, t1] = state.tokens as [string, string];
   const [a0, a1] = state.amounts as [bigint, bigint];
@@ -79,6 +93,51 @@ function ammAHops(pool: RoutingPool): Hop[] {
     return { dex: 'AmmA', poolId: pool.poolId, tokenIn, tokenOut, out: (a) => positive(quote(a)), spot: { numerator: y, denominator: x } };
   };
   return [hop(t0, t1, a0, a1), hop(t1, t0, a1, a0)];
+}
+
+/** The contract allows 2..9 tokens in a stable-like pool (mainnet's have 2..4), of 1..24 decimals. */
+const MAX_STABLE_TOKENS = 9;
+const MAX_STABLE_DECIMALS = 24;
+
+const isBigints = (v: unknown, n: number): v is bigint[] => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'bigint');
+
+/**
+ * An AmmA stable or rated pool state as the graph revived it from `pools.state` (amount fields as bigint, the rest
+ * as JSON gave it), checked field by field; null when anything is not what the contract stores.
+ */
+function stableLikeStateOf(state: RoutingPool['state']): StableLikePoolState | null {
+  const s = state as Record<string, unknown>;
+  const { kind, tokens, decimals, cAmounts, totalFee, initAmpFactor, targetAmpFactor, initAmpTime, stopAmpTime } = s;
+  if (kind !== 'stable' && kind !== 'rated') return null;
+  if (!Array.isArray(tokens) || tokens.length < 2 || tokens.length > MAX_STABLE_TOKENS || !tokens.every((t) => typeof t === 'string')) return null;
+  if (new Set(tokens).size !== tokens.length) return null;
+  const n = tokens.length;
+  if (!Array.isArray(decimals) || decimals.length !== n || !decimals.every((d) => Number.isInteger(d) && d >= 1 && d <= MAX_STABLE_DECIMALS)) return null;
+  if (!isBigints(cAmounts, n)) return null;
+  if (typeof totalFee !== 'number' || !Number.isInteger(totalFee) || totalFee < 0 || totalFee > 10_000) return null;
+  const amp = [initAmpFactor, targetAmpFactor, initAmpTime, stopAmpTime];
+  if (!amp.every((v) => typeof v === 'bigint' && v >= 0n)) return null;
+  const targetDecimals = kind === 'stable' ? 18 : 24;
+  if (s.targetDecimals !== undefined && s.targetDecimals !== targetDecimals) return null;
+  return { ...(state as unknown as StableLikePoolState), kind, tokens: tokens as string[], decimals: decimals as number[], cAmounts, totalFee, targetDecimals };
+}
+
+function stableLikeHops(pool: RoutingPool, ctx: HopContext): Hop[] {
+  const state = stableLikeStateOf(pool.state);
+  if (state === null) return [];
+  const rates = ctx.ammARates ?? null;
+  if (state.kind === 'rated' && rates === null) return [];
+  const prepared = prepareStablePool(state, ctx.nowNs ?? null, rates ?? undefined);
+  if (prepared === null) return []; // the contract refuses every swap of this pool now
+  const hops: Hop[] = [];
+  for (const [i, tokenIn] of state.tokens.entries()) {
+    for (const [j, tokenOut] of state.tokens.entries()) {
+      if (i === j) continue;
+      const quote = quoterOf(prepared, state, i, j);
+      hops.push({ dex: 'AmmA', poolId: pool.poolId, tokenIn, tokenOut, out: (a) => positive(quote(a)), spot: preparedSpotPrice(prepared, i, j) });
+    }
+  }
+  return hops;
 }
 
 /** AmmC xyk pools (public, private, launch), exact in and out. Exact out is what the contract charges an

@@ -5,7 +5,11 @@ import pg from 'pg';
 import { NOTIFY_CHANNEL, parseBlocksNotification, type BlocksNotification } from '../../db/notify.ts';
 
 const MIN_BACKOFF_MS = 250;
-const MAX_BACKOFF_MS = 5_000;
+/** Low: once PostgreSQL is back, pushes should resume within a couple of seconds (a refused attempt costs nothing). */
+const MAX_BACKOFF_MS = 2_000;
+
+/** The listener connection's application_name (visible in pg_stat_activity). */
+export const TOKEN_LISTENER_NAME = 'dexlake-token-listen';
 
 export interface ListenerLog {
   warn(obj: object, msg: string): void;
@@ -30,7 +34,8 @@ export class BlocksListener {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client(this.config);
+    // TCP keepalive: a server that vanished without closing the socket (a cut network) is noticed, then retried.
+    const client = new pg.Client({ ...this.config, application_name: TOKEN_LISTENER_NAME, keepAlive: true });
     client.on('error', (err) => this.log.warn({ err: err.message }, 'LISTEN connection error'));
     client.on('end', () => {
       if (this.#client === client) this.#client = undefined;

@@ -1,13 +1,13 @@
 // Picks the block source a spec names: `devnet`, `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
 // client alone takes a fifth of a second to import).
-import type { OnRetry } from './retry.ts';
+import type { SourceObserver } from './retry.ts';
 import type { BlockSource } from './source.ts';
 
 export type { BlockRange, BlockSource } from './source.ts';
 
-export interface OpenOptions {
-  /** Told of each retry of a network source (they print nothing themselves). */
-  onRetry?: OnRetry;
+export interface OpenOptions extends SourceObserver {
+  // onRetry / onSettled: told of each retry of a network source and of each retried request's end (the sources
+  // print nothing themselves; the indexer logs them and its status port counts them).
   /** The devnet's seed and pace (blocks per second, 0: unpaced); default seed `dexlake`, unpaced. */
   devnet?: { seed?: string; speed?: number };
 }

@@ -13,7 +13,7 @@
 
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { DEFAULT_BACKOFF, linkedController, prefetched, retrying, sleep } from './retry.ts';
-import type { Backoff, OnRetry } from './retry.ts';
+import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
 import { rawSource } from './raw.ts';
 import type { BlockRange, BlockSource, RawBlock } from './source.ts';
 
@@ -28,7 +28,8 @@ export interface LakeOptions {
   /** Wait between listings once at the head of the bucket (default 1 s, about the block time). */
   pollMs?: number;
   backoff?: Backoff;
-  onRetry?: OnRetry;
+  onRetry?: SourceObserver['onRetry'];
+  onSettled?: SourceObserver['onSettled'];
 }
 
 interface Location {
@@ -45,7 +46,7 @@ export function lakeSource(spec: string, options: LakeOptions = {}): BlockSource
 
   async function* stream(range: BlockRange, outer: AbortSignal): AsyncGenerator<RawBlock> {
     const { signal, dispose } = linkedController(outer);
-    const reader = new LakeReader(where, signal, backoff, options.onRetry);
+    const reader = new LakeReader(where, signal, backoff, options);
     try {
       // Every height up to `after` is listed already.
       let after = (range.from ?? (await reader.head())) - 1;
@@ -118,7 +119,7 @@ class LakeReader {
     private readonly where: Location,
     private readonly signal: AbortSignal,
     private readonly backoff: Backoff,
-    private readonly onRetry: OnRetry | undefined,
+    private readonly observer: SourceObserver,
   ) {
     this.client = new S3Client({
       region: where.region,
@@ -209,7 +210,9 @@ class LakeReader {
       return await retrying(call, {
         signal: this.signal,
         backoff: this.backoff,
-        onRetry: this.onRetry,
+        onRetry: this.observer.onRetry,
+        onSettled: this.observer.onSettled,
+        kindOf: lakeErrorKind,
         retryable: isTransient,
       });
     } catch (error) {
@@ -223,6 +226,17 @@ class LakeReader {
       throw new Error(`lake: s3://${this.where.bucket}/${what}: ${message}`, { cause: error });
     }
   }
+}
+
+/** The counter kind of a failed S3 call. */
+function lakeErrorKind(error: unknown): SourceErrorKind {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const status = e.$metadata?.httpStatusCode;
+  if (status === 429 || e.name === 'SlowDown') return 'http_429';
+  if (status !== undefined && status >= 500) return 'http_5xx';
+  if (status !== undefined && status >= 400) return 'http_4xx';
+  if (e.name === 'TimeoutError' || e.name === 'RequestTimeout') return 'timeout';
+  return 'network';
 }
 
 /**

@@ -11,10 +11,12 @@
 // - No key needed; bandwidth is shared (1 Gbps), "throttling if there are too many parallel requests".
 // So we only ask for heights at or below the last head we saw (no held requests, no 404 that could be a real
 // error), read the head from the redirect's Location instead of downloading that block, keep a few requests in
-// flight, and retry network errors, 5xx and 429 with backoff.
+// flight, and retry network errors, 5xx and 429 with backoff; also a request that stalls (nothing received for
+// `requestTimeoutMs`) and an answer that is not the block asked for (JSON that does not parse, a truncated body,
+// another height): a block reaches the pipeline whole or not at all.
 
 import { DEFAULT_BACKOFF, RetryAfterError, linkedController, prefetched, retrying, sleep } from './retry.ts';
-import type { Backoff, OnRetry } from './retry.ts';
+import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
 import { rawSource } from './raw.ts';
 import type { BlockRange, BlockSource, RawBlock } from './source.ts';
 
@@ -30,10 +32,14 @@ export interface NeardataOptions {
   readAhead?: number;
   /** Wait between head polls once caught up (default 700 ms, about the block time). */
   headPollMs?: number;
-  /** A request that has not finished after this long is retried (default 30 s). */
+  /**
+   * A request that has received nothing for this long (no answer yet, or a body that stopped coming) is abandoned
+   * and retried (default 10 s). Idle time, not total time: a large block on a slow link keeps its request alive.
+   */
   requestTimeoutMs?: number;
   backoff?: Backoff;
-  onRetry?: OnRetry;
+  onRetry?: SourceObserver['onRetry'];
+  onSettled?: SourceObserver['onSettled'];
 }
 
 class HttpStatusError extends Error {
@@ -42,6 +48,40 @@ class HttpStatusError extends Error {
     readonly status: number,
   ) {
     super(message);
+  }
+}
+
+/** Nothing received for the idle timeout. */
+class StalledError extends Error {}
+
+/** An answer that is not the block asked for. */
+class MalformedAnswerError extends Error {}
+
+/** The counter kind of a failed request. */
+function errorKind(error: unknown): SourceErrorKind {
+  if (error instanceof RetryAfterError) return 'http_429';
+  if (error instanceof HttpStatusError) return error.status === 429 ? 'http_429' : error.status >= 500 ? 'http_5xx' : 'http_4xx';
+  if (error instanceof StalledError) return 'timeout';
+  if (error instanceof MalformedAnswerError) return 'malformed';
+  return 'network';
+}
+
+/**
+ * Checks that `text` is the combined message of block `height` (or `null`, a skipped height). Parsing it once here
+ * costs a little main-thread time, but a block that does not parse is then retried like any failed request
+ * instead of failing the pipeline after its decoder has it.
+ */
+export function checkBlockText(text: string, height: number): void {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new MalformedAnswerError(`block ${height}: the answer is not JSON (${(error as Error).message}; ${text.length} bytes)`);
+  }
+  if (value === null) return;
+  const message = value as { block?: { header?: { height?: unknown } }; shards?: unknown } | null;
+  if (typeof message !== 'object' || message === null || !Array.isArray(message.shards) || message.block?.header?.height !== height) {
+    throw new MalformedAnswerError(`block ${height}: the answer is not the block's {block, shards} message`);
   }
 }
 
@@ -55,24 +95,35 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
   const base = (options.baseUrl ?? baseUrlOf(spec)).replace(/\/+$/, '');
   const readAhead = options.readAhead ?? 4;
   const headPollMs = options.headPollMs ?? 700;
-  const timeoutMs = options.requestTimeoutMs ?? 30_000;
+  const timeoutMs = options.requestTimeoutMs ?? 10_000;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
 
-  async function get(url: string, redirect: 'follow' | 'manual', signal: AbortSignal): Promise<Answer> {
-    return retrying(() => getOnce(url, redirect, signal, timeoutMs), {
-      signal,
-      backoff,
-      onRetry: options.onRetry,
-      // Network errors, timeouts, 5xx and 429; other statuses (404 below genesis...) will not get better.
-      retryable: (e) => !(e instanceof HttpStatusError) || e.status >= 500 || e.status === 429,
-    });
+  /** GETs `url` until it answers well; `check` throws for an answer to try again. */
+  async function get(url: string, redirect: 'follow' | 'manual', signal: AbortSignal, check?: (answer: Answer) => void): Promise<Answer> {
+    return retrying(
+      async () => {
+        const answer = await getOnce(url, redirect, signal, timeoutMs);
+        check?.(answer);
+        return answer;
+      },
+      {
+        signal,
+        backoff,
+        onRetry: options.onRetry,
+        onSettled: options.onSettled,
+        kindOf: errorKind,
+        // Network errors, stalls, malformed answers, 5xx and 429; other statuses (404 below genesis...) will not get better.
+        retryable: (e) => !(e instanceof HttpStatusError) || e.status >= 500 || e.status === 429,
+      },
+    );
   }
 
   async function fetchHead(signal: AbortSignal): Promise<number> {
     let url = `${base}/v0/last_block/final`;
     for (let hop = 0; hop < 5; hop++) {
-      const answer = await get(url, 'manual', signal);
-      if (answer.location === null) return headerHeight(JSON.parse(answer.text), url);
+      // Without a redirect, the answer is the head block itself.
+      const answer = await get(url, 'manual', signal, ({ location, text }) => void (location === null && headerHeight(text, url)));
+      if (answer.location === null) return headerHeight(answer.text, url);
       const height = /\/v0\/block\/(\d+)(?:[/?#]|$)/.exec(answer.location)?.[1];
       if (height !== undefined) return Number(height);
       url = new URL(answer.location, url).href;
@@ -80,9 +131,9 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
     throw new Error(`neardata: ${base}/v0/last_block/final: too many redirects`);
   }
 
-  /** The block's JSON text (parsed later, where blocks are decoded), or null for a height the chain skipped. */
+  /** The block's JSON text (checked here, decoded later on a worker), or null for a height the chain skipped. */
   async function fetchBlock(height: number, signal: AbortSignal): Promise<RawBlock | null> {
-    const text = (await get(`${base}/v0/block/${height}`, 'follow', signal)).text;
+    const text = (await get(`${base}/v0/block/${height}`, 'follow', signal, (answer) => checkBlockText(answer.text, height))).text;
     return text.trim() === 'null' ? null : { kind: 'message', height, text };
   }
 
@@ -125,20 +176,27 @@ function baseUrlOf(spec: string): string {
   throw new Error(`block source "${spec}": expected neardata:mainnet, neardata:testnet or neardata:http(s)://HOST`);
 }
 
-/** One GET, its body read whole, under a timeout; statuses from 400 up become errors. */
+/** One GET, its body read whole, abandoned once nothing has arrived for `idleMs`; statuses from 400 up become errors. */
 async function getOnce(
   url: string,
   redirect: 'follow' | 'manual',
   signal: AbortSignal,
-  timeoutMs: number,
+  idleMs: number,
 ): Promise<Answer> {
   const controller = new AbortController();
   const abort = (): void => controller.abort(signal.reason);
   signal.addEventListener('abort', abort, { once: true });
-  const timer = setTimeout(() => controller.abort(new Error(`GET ${url}: no answer in ${timeoutMs} ms`)), timeoutMs);
+  let timer: NodeJS.Timeout | undefined;
+  let stalled: StalledError | undefined;
+  /** (Re)starts the idle timer: called when the request starts and on every chunk of the body. */
+  const alive = (): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => controller.abort((stalled = new StalledError(`GET ${url}: nothing received for ${idleMs} ms`))), idleMs);
+  };
   try {
+    alive();
     const response = await fetch(url, { redirect, signal: controller.signal, headers: { accept: 'application/json' } });
-    const text = await response.text();
+    const text = await readBody(response, alive);
     if (response.status === 429) {
       const waitMs = retryAfterMs(response.headers.get('retry-after'));
       if (waitMs !== null) throw new RetryAfterError(`GET ${url}: HTTP 429, retry after ${waitMs} ms`, waitMs);
@@ -151,10 +209,26 @@ async function getOnce(
       throw new HttpStatusError(`GET ${url}: HTTP ${response.status} without a Location`, response.status);
     }
     return { location, text };
+  } catch (error) {
+    // fetch reports our own abort as the reason given, or wrapped: say "stalled" rather than "aborted".
+    if (stalled !== undefined && !signal.aborted) throw stalled;
+    throw error;
   } finally {
     clearTimeout(timer);
     signal.removeEventListener('abort', abort);
   }
+}
+
+/** The body as text, calling `alive` on every chunk. */
+async function readBody(response: Response, alive: () => void): Promise<string> {
+  if (response.body === null) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  for await (const chunk of response.body) {
+    alive();
+    text += decoder.decode(chunk as Uint8Array, { stream: true });
+  }
+  return text + decoder.decode();
 }
 
 /** `Retry-After` in seconds or as an HTTP date; at most 10 minutes, in case a proxy sends nonsense. */
@@ -164,8 +238,15 @@ function retryAfterMs(header: string | null): number | null {
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 600_000) : null;
 }
 
-function headerHeight(raw: unknown, url: string): number {
+/** The header height of a block answer's text; MalformedAnswerError (retried) when it has none. */
+function headerHeight(text: string, url: string): number {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new MalformedAnswerError(`neardata: ${url}: the answer is not JSON`);
+  }
   const height = (raw as { block?: { header?: { height?: unknown } } } | null)?.block?.header?.height;
   if (typeof height === 'number' && Number.isSafeInteger(height)) return height;
-  throw new Error(`neardata: ${url}: no block.header.height in the answer`);
+  throw new MalformedAnswerError(`neardata: ${url}: no block.header.height in the answer`);
 }

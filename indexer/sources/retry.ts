@@ -12,15 +12,30 @@ export interface Backoff {
 
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 250, maxMs: 30_000 };
 
-/** Called before each retry, e.g. to log it; the sources themselves print nothing. */
-export type OnRetry = (error: unknown, attempt: number, delayMs: number) => void;
+/** What went wrong with a source request, for counters: an HTTP status class, no answer in time, no connection,
+ * or an answer that is not what was asked for (malformed or truncated JSON, another height). */
+export type SourceErrorKind = 'http_5xx' | 'http_429' | 'http_4xx' | 'timeout' | 'network' | 'malformed' | 'other';
 
-export interface RetryOptions {
+/** Called before each retry, e.g. to log it; the sources themselves print nothing. */
+export type OnRetry = (error: unknown, attempt: number, delayMs: number, kind: SourceErrorKind) => void;
+
+/** Called once a request that was retried is over: it succeeded (`true`), or was abandoned (an abort, or an error
+ * that retrying cannot fix). With OnRetry it tells how many requests are in trouble right now. */
+export type OnSettled = (succeeded: boolean) => void;
+
+/** How a source reports its trouble (the indexer's status port listens). */
+export interface SourceObserver {
+  onRetry?: OnRetry | undefined;
+  onSettled?: OnSettled | undefined;
+}
+
+export interface RetryOptions extends SourceObserver {
   signal: AbortSignal;
   backoff: Backoff;
-  onRetry?: OnRetry | undefined;
   /** Errors worth another attempt; any other error is thrown at once. */
   retryable: (error: unknown) => boolean;
+  /** The kind of a failed attempt's error (default `other`). */
+  kindOf?: (error: unknown) => SourceErrorKind;
 }
 
 /** An error that says how long the server asked us to wait (HTTP 429 `Retry-After`). */
@@ -41,17 +56,25 @@ export function backoffDelay(attempt: number, backoff: Backoff): number {
 
 /** Runs `fn` until it succeeds, waiting between failed attempts; throws the signal's reason once aborted. */
 export async function retrying<T>(fn: () => Promise<T>, options: RetryOptions): Promise<T> {
-  const { signal, backoff, onRetry, retryable } = options;
-  for (let attempt = 0; ; attempt++) {
-    signal.throwIfAborted();
-    try {
-      return await fn();
-    } catch (error) {
-      if (signal.aborted || !retryable(error)) throw error;
-      const delayMs = error instanceof RetryAfterError ? error.retryAfterMs : backoffDelay(attempt, backoff);
-      onRetry?.(error, attempt + 1, delayMs);
-      await sleep(delayMs, signal);
+  const { signal, backoff, onRetry, onSettled, retryable, kindOf } = options;
+  let attempt = 0;
+  let succeeded = false;
+  try {
+    for (; ; attempt++) {
+      signal.throwIfAborted();
+      try {
+        const result = await fn();
+        succeeded = true;
+        return result;
+      } catch (error) {
+        if (signal.aborted || !retryable(error)) throw error;
+        const delayMs = error instanceof RetryAfterError ? error.retryAfterMs : backoffDelay(attempt, backoff);
+        onRetry?.(error, attempt + 1, delayMs, kindOf?.(error) ?? 'other');
+        await sleep(delayMs, signal);
+      }
     }
+  } finally {
+    if (attempt > 0) onSettled?.(succeeded);
   }
 }
 
