@@ -18,7 +18,8 @@ export interface ApiOptions {
   network?: 'mainnet' | 'testnet';
   /** QuoteA's solver relay (JSON-RPC at `{url}/rpc`); unset: no QuoteA quotes. */
   quoteRelayUrl?: string | null;
-  /** Token API credits per minute per client IP over HTTP (default the published limit; benchmarks raise it). */
+  /** Credits per minute per client IP over HTTP, for the token API and for GET /route (each its own budget; default
+   * the published limit; benchmarks raise it). */
   httpCreditsPerMinute?: number;
 }
 
@@ -34,7 +35,7 @@ export async function buildServer({ db, logger, logLevel = 'info', network = 'ma
   if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 1 << 20 } });
   metricsRoutes(app);
   healthRoutes(app, db);
-  routing(app, { db, network, quoteRelayUrl });
+  routing(app, { db, network, quoteRelayUrl, ...(httpCreditsPerMinute === undefined ? {} : { creditsPerMinute: httpCreditsPerMinute }) });
   // Encapsulated: its error handler and paths are the token API's own.
   await app.register(async (scope) => tokenDataRoutes(scope, { db, ...(httpCreditsPerMinute === undefined ? {} : { httpCreditsPerMinute }) }));
   return app;

@@ -7,6 +7,7 @@ import * as pools from './0003_pools.ts';
 import * as tradeHops from './0004_trade_hops.ts';
 import * as tradesPricesCandles from './0005_trades_prices_candles.ts';
 import * as tradeReceipts from './0006_trade_receipts.ts';
+import * as ratesIndex from './0007_rates_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -15,4 +16,5 @@ export const migrations: Record<string, Migration> = {
   '0004_trade_hops': tradeHops,
   '0005_trades_prices_candles': tradesPricesCandles,
   '0006_trade_receipts': tradeReceipts,
+  '0007_rates_index': ratesIndex,
 };

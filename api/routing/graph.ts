@@ -7,6 +7,7 @@ import type { Db } from '../../db/connect.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { sql } from '../../db/kysely.ts';
 import { NOTIFY_CHANNEL, parseBlocksNotification, type BlocksNotification } from '../../db/notify.ts';
+import type { TokenRate } from '../../dexes/amm-a/state.ts';
 import { dclPoolStateFromJson } from '../../dexes/amm-dcl-a/state.ts';
 import { DEX_IDS, type DexId, type PoolStateCommon } from '../../dexes/events.ts';
 import { largestMovePpm } from './volatility.ts';
@@ -89,6 +90,22 @@ async function requestRead<T>(read: Promise<T>): Promise<T> {
   }
 }
 
+/** The rates of an AmmA `rates` event as stored (amounts as decimal strings); an entry that does not read is left
+ * out, so its pools do not route rather than route at a wrong rate. */
+function ratesFromPayload(payload: unknown): Map<string, TokenRate> {
+  const rates = new Map<string, TokenRate>();
+  const digits = (v: unknown): bigint | null => (typeof v === 'string' && /^\d{1,40}$/.test(v) ? BigInt(v) : null);
+  const list = (payload as { dex?: unknown; rates?: unknown }).rates;
+  if ((payload as { dex?: unknown }).dex !== 'AmmA' || !Array.isArray(list)) return rates;
+  for (const entry of list as Record<string, unknown>[]) {
+    const storedRates = digits(entry.storedRates);
+    const ratesUpdatedAt = digits(entry.ratesUpdatedAt);
+    if (typeof entry.tokenId !== 'string' || storedRates === null || ratesUpdatedAt === null) continue;
+    rates.set(entry.tokenId, { ...(entry as unknown as TokenRate), storedRates, ratesUpdatedAt });
+  }
+  return rates;
+}
+
 const KNOWN_DEX: ReadonlySet<string> = new Set(DEX_IDS);
 const poolKey = (dex: string, poolId: string) => `${dex}:${poolId}`;
 
@@ -101,6 +118,8 @@ export class RoutingGraph {
   height = 0;
   /** The latest indexed block's time in ns (what AmmA's stable pools ramp their amp by); null before any block. */
   nowNs: bigint | null = null;
+  /** AmmA's rated-token rates from the latest `rates` event; null until one is indexed (no rated pool routes). */
+  ammARates: ReadonlyMap<string, TokenRate> | null = null;
   private queue: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(changedPools: ReadonlySet<string> | 'all') => void>();
 
@@ -263,9 +282,23 @@ export class RoutingGraph {
     };
   }
 
+  /** The latest block's time and AmmA's latest rates: both change without any pool write. */
   private async readClock(): Promise<void> {
-    const latest = await this.db.kysely.selectFrom('blocks').select('timestamp_ms').orderBy('height', 'desc').limit(1).executeTakeFirst();
+    const [latest, rates] = await Promise.all([
+      this.db.kysely.selectFrom('blocks').select('timestamp_ms').orderBy('height', 'desc').limit(1).executeTakeFirst(),
+      // events_rates (migration 0007) serves exactly this order and filter.
+      this.db.kysely
+        .selectFrom('events')
+        .select('payload')
+        .where('kind', '=', 'rates')
+        .orderBy('block_height', 'desc')
+        .orderBy('receipt_id', 'desc')
+        .orderBy('index', 'desc')
+        .limit(1)
+        .executeTakeFirst(),
+    ]);
     if (latest) this.nowNs = BigInt(latest.timestamp_ms) * 1_000_000n;
+    if (rates) this.ammARates = ratesFromPayload(rates.payload);
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {

@@ -46,9 +46,16 @@ export const ERRORS = {
   twice: (name: string) => `Parameter given more than once: ${name}`,
   amount: (name: string) => `${name} must be a positive integer string`,
   maxWaitInteger: 'max_wait_ms must be a non-negative integer',
-  account: (name: string, value: string) => `Invalid ${name}: ${value}`,
-  dexId: (id: string) => `Invalid dex id: ${id}`,
+  account: (name: string, value: string) => `Invalid ${name}: ${echo(value)}`,
+  dexId: (id: string) => `Invalid dex id: ${echo(id)}`,
 } as const;
+
+/** A client's text quoted in an error line: at most 100 characters, control characters (a newline) and lone
+ * surrogates escaped as JSON escapes them, so the body stays one line of well-formed text whatever was sent. */
+function echo(text: string): string {
+  const shown = text.length > 100 ? `${text.slice(0, 100)}...` : text;
+  return JSON.stringify(shown).slice(1, -1);
+}
 
 /** At most 60000 ms (spec limits). */
 export const MAX_WAIT_MS = 60_000;
@@ -134,7 +141,21 @@ const querySchema = z
   });
 
 /**
- * The query of GET /route (values as Fastify parses them: a repeated parameter is an array) -> a RouteQuery, or
+ * A query string (with or without its `?`) as GET /route and /route/subscribe both read it: form decoding as the
+ * WHATWG URL standard does it (an invalid percent-escape of UTF-8 becomes U+FFFD), a repeated name becomes an
+ * array. Own keys only: `constructor=x` or `__proto__=x` is a parameter like any other, never one "given twice".
+ */
+export function routeQueryParams(query: string): Record<string, string | string[]> {
+  const params: Record<string, string | string[]> = Object.create(null) as Record<string, string | string[]>;
+  for (const [key, value] of new URLSearchParams(query.startsWith('?') ? query.slice(1) : query)) {
+    const previous = params[key];
+    params[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+  }
+  return params;
+}
+
+/**
+ * The query of GET /route (values as routeQueryParams reads them: a repeated parameter is an array) -> a RouteQuery, or
  * the message of the first rule it breaks. `network` testnet refuses every query.
  */
 export function parseRouteQuery(raw: Record<string, unknown>, network: 'mainnet' | 'testnet'): ParseResult {

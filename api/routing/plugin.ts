@@ -1,7 +1,11 @@
 // The routing family's wiring: the in-memory graph (loaded and kept fresh by LISTEN once the server is ready,
-// closed with it), GET /route and WebSocket /route/subscribe (the server registers @fastify/websocket).
-import type { FastifyInstance } from 'fastify';
+// closed with it), GET /route and WebSocket /route/subscribe (the server registers @fastify/websocket), and the
+// credits per minute per client address of GET /route.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/connect.ts';
+import { ApiError } from '../tokens/errors.ts';
+import { LIMITS } from '../tokens/limits.ts';
+import { CreditBudget } from '../tokens/rate-limit.ts';
 import { RoutingGraph } from './graph.ts';
 import { routingRoutes, type Router } from './route.ts';
 import { routeSubscribe } from './subscribe.ts';
@@ -11,14 +15,39 @@ export interface RoutingOptions {
   network: 'mainnet' | 'testnet';
   /** QuoteA's solver relay; null: no QuoteA quotes. */
   quoteRelayUrl?: string | null;
+  /** Credits per minute per client address for GET /route (default LIMITS.credits_per_minute). */
+  creditsPerMinute?: number;
 }
+
+/** Credits of one GET /route request, answered or refused: each may route every DEX over the whole graph. */
+export const ROUTE_CREDITS = 1;
 
 const RETRY_MS = 1_000;
 
+/** GET /route past its client's credits: 429 with `Retry-After` and a plain-text body, as other /route errors. */
+function rateLimitRoute(budget: CreditBudget) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.routeOptions.url !== '/route') return;
+    try {
+      budget.check(request.ip);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      budget.spend(request.ip, ROUTE_CREDITS);
+      return reply
+        .code(429)
+        .header('retry-after', String(err.retryAfterSeconds ?? 60))
+        .type('text/plain; charset=utf-8')
+        .send(`Rate limited: ${err.message}`);
+    }
+    budget.spend(request.ip, ROUTE_CREDITS);
+  };
+}
+
 /** Registers the routing endpoints; the graph loads when the server becomes ready (a database that does not answer
  * then is retried in the background, and routes answer from an empty graph until it does). */
-export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null }: RoutingOptions): Router {
+export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute }: RoutingOptions): Router {
   const graph = new RoutingGraph(db);
+  app.addHook('onRequest', rateLimitRoute(new CreditBudget(creditsPerMinute)));
   const router = routingRoutes(app, { graph, network, quoteRelayUrl });
   routeSubscribe(app, { router, graph, network });
   if (network === 'testnet') return router; // routing never answers there: nothing to load

@@ -6,9 +6,9 @@ import type { FastifyInstance } from 'fastify';
 import { contractsOf, type DexContracts } from '../../dexes/contracts.ts';
 import { DEX_IDS, type DexId } from '../../dexes/events.ts';
 import type { TokenId } from '../../near/token-id.ts';
-import type { RoutingGraph } from './graph.ts';
+import { DatabaseUnavailableError, type RoutingGraph } from './graph.ts';
 import { hopsOfPool, wrapHop, type Hop, type HopContext } from './hops.ts';
-import { parseRouteQuery, type RouteQuery } from './params.ts';
+import { parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts';
 import { bestPathExactOut, indexHops, poolDisjoint, quotePath, splitExactIn, topPathsExactIn, topPathsExactInEach, type HopIndex, type PathQuote } from './paths.ts';
 import { buildQuote, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
 import { askRelay, type RelayQuote } from './quote-a.ts';
@@ -180,7 +180,7 @@ export class Router {
   async route(query: RouteQuery): Promise<QuoteJson[]> {
     const relay = this.quoteA(query);
     const registrations = query.traderAccountId === null ? null : await this.graph.registrationsOf(query.traderAccountId);
-    const ctx = { contracts: this.contracts, registrations };
+    const ctx = { contracts: this.contracts, registrations, nowNs: this.graph.nowNs, ammARates: this.graph.ammARates };
     const routes: DexRoute[] = [];
     for (const dex of query.dexes) {
       const route = this.bestRoute(dex, query, ctx);
@@ -287,9 +287,18 @@ export interface RoutingPluginOptions {
 export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelayUrl = null }: RoutingPluginOptions): Router {
   const router = new Router(graph, contractsOf(network), quoteRelayUrl);
   app.get('/route', async (request, reply) => {
-    const parsed = parseRouteQuery(request.query as Record<string, unknown>, network);
+    // Read from the raw URL with the parser /route/subscribe uses, so both answer a query with the same text.
+    const at = request.url.indexOf('?');
+    const parsed = parseRouteQuery(routeQueryParams(at < 0 ? '' : request.url.slice(at + 1)), network);
     if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.error);
-    const quotes = await router.route(parsed.query);
+    let quotes: unknown;
+    try {
+      quotes = await router.route(parsed.query);
+    } catch (err) {
+      // Like every /route error, plain text (a read it needed did not answer: registrations, volatility).
+      if (err instanceof DatabaseUnavailableError) return reply.code(503).type('text/plain; charset=utf-8').send(err.message);
+      throw err;
+    }
     return reply.type('application/json; charset=utf-8').send(JSON.stringify(quotes));
   });
   return router;

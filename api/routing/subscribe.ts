@@ -5,19 +5,29 @@
 // and sends only when the quotes changed. A frame that is not JSON of that shape closes the connection; binary
 // frames are ignored.
 //
+// Hostile clients (the token socket's LIMITS, api/tokens/limits.ts): a frame over `max_message_bytes` (64 KiB) closes
+// the connection with 1009; each frame costs 1 credit of the connection's own `credits_per_minute`, and one past them
+// gets `{id, error}` (the running request is kept); a connection whose unsent bytes pass `max_buffered_bytes` does
+// not read what it is sent and is cut off (its request stops), so a slow reader cannot grow the server's memory.
+//
 // "A pool the request could use": any pool of the DEXes it asks (a change anywhere in a DEX's graph can open a
 // better multi-hop path); Wrap has no pools and never changes. Quotes that did not change are not resent, so this
 // costs routing time, never messages.
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { DexId } from '../../dexes/events.ts';
-import { parseRouteQuery, type RouteQuery } from './params.ts';
+import { ApiError } from '../tokens/errors.ts';
+import { LIMITS } from '../tokens/limits.ts';
+import { CreditBudget } from '../tokens/rate-limit.ts';
+import { parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts';
 import type { RoutingGraph } from './graph.ts';
 import type { Router } from './route.ts';
 
 /** Pacing: wait 10x the last round's duration, capped (spec "Limits"). */
 export const PACE_FACTOR = 10;
 export const MAX_PACE_MS = 3_000;
+/** Credits of one client frame. */
+export const FRAME_CREDITS = 1;
 
 export interface SubscribeMessage {
   id: number;
@@ -38,16 +48,6 @@ export function parseSubscribeMessage(text: string): SubscribeMessage | null {
   if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0) return null;
   if (query !== undefined && typeof query !== 'string') return null;
   return query === undefined ? { id } : { id, query };
-}
-
-/** A query string -> the parameters as GET /route sees them (a repeated name becomes an array). */
-export function queryParams(query: string): Record<string, string | string[]> {
-  const params: Record<string, string | string[]> = {};
-  for (const [key, value] of new URLSearchParams(query.startsWith('?') ? query.slice(1) : query)) {
-    const previous = params[key];
-    params[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
-  }
-  return params;
 }
 
 interface Active {
@@ -78,7 +78,7 @@ class Subscription {
   replace(message: SubscribeMessage): void {
     this.stop();
     if (message.query === undefined) return;
-    const parsed = parseRouteQuery(queryParams(message.query), this.network);
+    const parsed = parseRouteQuery(routeQueryParams(message.query), this.network);
     if (!parsed.ok) {
       this.send({ id: message.id, error: parsed.error });
       return;
@@ -144,12 +144,21 @@ class Subscription {
     this.schedule();
   }
 
-  private send(message: unknown): void {
+  /** A message to the client, unless it is closed or cut off for not reading. */
+  send(message: unknown): void {
     this.sendRaw(JSON.stringify(message));
   }
 
   private sendRaw(text: string): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(text);
+    const { socket } = this;
+    if (socket.readyState !== socket.OPEN) return;
+    if (socket.bufferedAmount > LIMITS.max_buffered_bytes) {
+      // It does not read: cut it off (the close handler stops its request).
+      this.stop();
+      socket.terminate();
+      return;
+    }
+    socket.send(text);
   }
 }
 
@@ -159,14 +168,30 @@ export function routeSubscribe(app: FastifyInstance, options: { router: Router; 
   app.get('/route/subscribe', { websocket: true }, (socket) => {
     const subscription = new Subscription(socket, router, network, (err) => app.log.warn({ err }, 'routing subscription failed'));
     const unsubscribe = graph.onChange((pools) => subscription.poolsChanged(pools));
+    const budget = new CreditBudget(LIMITS.credits_per_minute);
     socket.on('message', (data, isBinary) => {
       if (isBinary) return; // non-text frames are ignored (spec A2)
+      const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : (data as Buffer | ArrayBuffer).byteLength;
+      if (size > LIMITS.max_message_bytes) {
+        subscription.stop();
+        socket.close(1009, `a message is at most ${LIMITS.max_message_bytes} bytes`);
+        return;
+      }
       const message = parseSubscribeMessage(data.toString());
       if (message === null) {
         subscription.stop();
         socket.close(1008, 'expected {"id": <unsigned integer>, "query"?: <string>}');
         return;
       }
+      try {
+        budget.check('socket');
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        budget.spend('socket', FRAME_CREDITS);
+        subscription.send({ id: message.id, error: `Rate limited: ${err.message}` });
+        return;
+      }
+      budget.spend('socket', FRAME_CREDITS);
       subscription.replace(message);
     });
     socket.on('close', () => {

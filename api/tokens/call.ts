@@ -12,7 +12,16 @@ export function validateParams<P>(method: Method<P>, raw: unknown): P {
   if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('params must be an object');
   const parsed = method.params.safeParse(raw);
   if (!parsed.success) throw badRequest(describeIssues(parsed.error));
+  // PostgreSQL text cannot hold U+0000, so no id, name or cursor contains it; refused here, before any query fails.
+  if (hasNulText(parsed.data)) throw badRequest('text parameters must not contain the NUL character (U+0000)');
   return parsed.data;
+}
+
+/** Whether a validated params value (a few levels of objects and arrays) holds a string with U+0000. */
+function hasNulText(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.values(value).some(hasNulText);
 }
 
 export class MethodCaller {

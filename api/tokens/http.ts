@@ -103,4 +103,6 @@ export function tokenHttpRoutes(app: FastifyInstance, { caller, methods, budget 
     app.route({ method: verbs, url: `${prefix}/*`, handler: unknown });
     if (!methods.some((m) => m.path === prefix)) app.route({ method: verbs, url: prefix, handler: unknown });
   }
+  // A method's own path under another verb (GET, HEAD and POST are served above).
+  for (const method of methods) if (method.path) app.route({ method: ['PUT', 'PATCH', 'DELETE'], url: method.path, handler: unknown });
 }

@@ -83,7 +83,8 @@ export function paramsFromQuery(query: string, schema: AnySchema, overrides: Que
   for (const [key, raw] of new URLSearchParams(query)) {
     if (seen.has(key)) throw badRequest(`parameter "${key}" is given twice`);
     seen.add(key);
-    const override = overrides[key];
+    // Own keys only: `__proto__`, `constructor` or `toString` name no parameter (and no override) of any object.
+    const override = Object.hasOwn(overrides, key) ? overrides[key] : undefined;
     if (override) {
       params[key] = override(raw);
       continue;
@@ -91,8 +92,8 @@ export function paramsFromQuery(query: string, schema: AnySchema, overrides: Que
     let path = key.split('.');
     const head = path[0]!;
     if (head === 'where' && whereShape) throw badRequest(`unknown parameter "${key}": keys of where go without the prefix`);
-    if (!(head in shape) && whereShape && head in whereShape) path = ['where', ...path];
-    else if (!(head in shape)) throw badRequest(`unknown parameter "${key}"`);
+    if (!Object.hasOwn(shape, head) && whereShape && Object.hasOwn(whereShape, head)) path = ['where', ...path];
+    else if (!Object.hasOwn(shape, head)) throw badRequest(`unknown parameter "${key}"`);
     setPath(params, path, raw, shape, key);
   }
   return params;
@@ -103,7 +104,7 @@ function setPath(target: Record<string, unknown>, path: string[], raw: string, s
   let nodeShape = shape;
   for (let i = 0; i < path.length; i++) {
     const part = path[i]!;
-    const schema = nodeShape[part];
+    const schema = Object.hasOwn(nodeShape, part) ? nodeShape[part] : undefined;
     if (!schema) throw badRequest(`unknown parameter "${key}"`);
     if (i === path.length - 1) {
       node[part] = coerce(schema, raw);

@@ -12,9 +12,11 @@ import { buildServer } from '../../api/server.ts';
 import { contractsOf } from '../../dexes/contracts.ts';
 import { stableAmountOutQuoter } from '../../dexes/amm-a/stable-math.ts';
 import type { StableLikePoolState, TokenRate } from '../../dexes/amm-a/state.ts';
-import { jsonWithAmounts } from '../../indexer/event-rows.ts';
+import { jsonWithAmounts, type DomainEvent } from '../../indexer/event-rows.ts';
+import { prepareBatch, writeBatch } from '../../indexer/store.ts';
+import type { Db } from '../../db/connect.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { BlockWriter, decodedCalls, getRoute } from './helpers.ts';
+import { BlockWriter, decodedCalls, eventually, getRoute } from './helpers.ts';
 
 const REF = 'v2.ref-finance.near';
 const E18 = 10n ** 18n;
@@ -122,9 +124,10 @@ describe('AmmA stable-like hops', () => {
 
 describe('GET /route over an AmmA stable pool', () => {
   let app: FastifyInstance;
+  let db: Db;
 
   beforeAll(async () => {
-    const db = await createMigratedDb();
+    db = await createMigratedDb();
     const writer = new BlockWriter(db);
     const rated = stableLike('rated', ['linear-protocol.near', 'wrap.near'], [24, 24], [100_000n * E24, 200_000n * E24], 1000n, 0);
     await writer.write([
@@ -161,9 +164,29 @@ describe('GET /route over an AmmA stable pool', () => {
     expect(quote).toMatchObject({ dex_id: 'AmmA', estimated_amount: { amount_out: OUT_USDC.toString() } });
   });
 
-  it('a rated pool is not routed while the graph carries no rates', async () => {
-    const res = await getRoute(app, { token_in: 'linear-protocol.near', token_out: 'wrap.near', amount_in: E24.toString(), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.01', dexes: 'AmmA' });
-    expect(res.status).toBe(200);
-    expect(res.json()).toEqual([]);
+  it('a rated pool routes once a rates event is indexed, at its rate (and not before)', async () => {
+    const query = { token_in: 'linear-protocol.near', token_out: 'wrap.near', amount_in: E24.toString(), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.01', dexes: 'AmmA' };
+    expect((await getRoute(app, query)).json()).toEqual([]);
+    // The rates map of a block, as the AmmA decoder gives it (custom_rate_key), written through the real store.
+    const height = 2;
+    const timestampMs = Date.UTC(2026, 0, 1) + height * 1000;
+    const event = {
+      blockHeight: height,
+      timestampMs,
+      receiptId: `receipt-${height}`,
+      txHash: null,
+      index: 0,
+      kind: 'rates',
+      dex: 'AmmA',
+      contractId: REF,
+      rates: [{ tokenId: 'linear-protocol.near', ...rate(2n * E24), ratesUpdatedAt: BigInt(timestampMs) * 1_000_000n }],
+    } as unknown as DomainEvent;
+    await writeBatch(db, prepareBatch([{ height, hash: `hash-${height}`, prevHash: `hash-${height - 1}`, timestampMs, gapBefore: 0 }], [event]));
+    // ref-exchange rated_swap/mod.rs `test_rated_julia_07`: rate 2.0, 1 LiNEAR in gives 1_999999990004997550200911.
+    const quotes = await eventually(async () => {
+      const answer = (await getRoute(app, query)).json();
+      return answer.length ? answer : undefined;
+    });
+    expect(quotes.map((q) => [q.dex_id, q.estimated_amount])).toEqual([['AmmA', { amount_out: '1999999990004997550200911' }]]);
   });
 });

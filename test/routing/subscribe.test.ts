@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import { buildServer } from '../../api/server.ts';
-import { parseSubscribeMessage, queryParams } from '../../api/routing/subscribe.ts';
+import { parseRouteQuery, routeQueryParams } from '../../api/routing/params.ts';
+import { parseSubscribeMessage } from '../../api/routing/subscribe.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { BlockWriter, eventually, getRoute } from './helpers.ts';
 
@@ -128,6 +129,8 @@ describe('subscribe message parsing', () => {
     expect(parseSubscribeMessage('{"id":7,"query":"a=1"}')).toEqual({ id: 7, query: 'a=1' });
     expect(parseSubscribeMessage('{"id":0}')).toEqual({ id: 0 });
     expect(parseSubscribeMessage('{"id":1.5}')).toBeNull();
-    expect(queryParams('?a=1&b=2&a=3')).toEqual({ a: ['1', '3'], b: '2' });
+    expect(routeQueryParams('?a=1&b=2&a=3')).toEqual({ a: ['1', '3'], b: '2' });
+    // Names of Object.prototype are parameters like any other, given once (not "already set").
+    expect(parseRouteQuery(routeQueryParams('constructor=1&toString=2'), 'mainnet')).not.toMatchObject({ error: expect.stringContaining('more than once') });
   });
 });

@@ -92,7 +92,8 @@ export const activityQuery = defineMethod({
     let page = base;
     if (params.cursor) {
       const match = /^([a-z]+):(\d+):([^:]+):([^:]+)$/.exec(params.cursor);
-      if (!match) throw badRequest(`cursor "${params.cursor}" is not an activity id`);
+      // A height past the safe integers names no row (and would fail the bigint cast).
+      if (!match || !Number.isSafeInteger(Number(match[2]))) throw badRequest(`cursor "${params.cursor}" is not an activity id`);
       page = sql`${base} and (a.block_height, a.receipt_id, a.kind, a.sub) ${sql.raw(newest ? '<' : '>')} (${Number(match[2])}::bigint, ${match[3]}::text, ${match[1]}::text, ${match[4]}::text)`;
     }
     const order = sql`order by a.block_height ${dir}, a.receipt_id ${dir}, a.kind ${dir}, a.sub ${dir}`;

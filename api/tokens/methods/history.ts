@@ -13,7 +13,8 @@ import { presentDecimal } from '../decimal.ts';
 import { defineMethod, type CacheRule, type Head, type Snapshot } from '../method.ts';
 import { LIMITS } from '../limits.ts';
 
-const integerText = z.string().regex(/^\d+$/, 'an integer amount in the smallest unit');
+// At most 100 digits: amounts are numeric(40,0), and a longer text would only make PostgreSQL work.
+const integerText = z.string().max(100).regex(/^\d+$/, 'an integer amount in the smallest unit');
 const millis = z.int().min(0);
 
 const historyCommon = {
@@ -36,10 +37,16 @@ const historyResult = <T extends z.ZodType>(row: T) =>
 /** A history row's id and cursor: the key of the event it comes from, `block:receipt:index`. */
 const rowId = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.index}`;
 
+/** Largest value of a PostgreSQL `integer` (the event index column). */
+const MAX_INT4 = 2_147_483_647;
+
 function parseCursor(cursor: string): { height: number; receipt: string; index: number } {
   const match = /^(\d+):([^:]+):(\d+)$/.exec(cursor);
-  if (!match) throw badRequest(`cursor "${cursor}" is not a row id of this history`);
-  return { height: Number(match[1]), receipt: match[2]!, index: Number(match[3]) };
+  const height = Number(match?.[1]);
+  const index = Number(match?.[3]);
+  // Numbers past the columns' ranges name no row (and would fail the query's casts).
+  if (!match || !Number.isSafeInteger(height) || index > MAX_INT4) throw badRequest(`cursor "${cursor}" is not a row id of this history`);
+  return { height, receipt: match[2]!, index };
 }
 
 /**

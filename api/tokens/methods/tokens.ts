@@ -24,7 +24,8 @@ import {
   type TokenField,
 } from '../token-fields.ts';
 
-const decimalText = z.string().regex(/^-?\d+(\.\d+)?$/, 'a decimal number');
+// At most 100 characters: PostgreSQL's numeric refuses more than 16383 digits after the point.
+const decimalText = z.string().max(100).regex(/^-?\d+(\.\d+)?$/, 'a decimal number');
 // A number in JSON, text over GET; kept as text (exact, and one cache key for both).
 const bound = z.union([z.number(), decimalText]).transform(String);
 const bounds = z.strictObject(Object.fromEntries(NUMERIC_FIELDS.map((f) => [f, bound.optional()])) as Record<TokenField, z.ZodOptional<typeof bound>>);
