@@ -54,6 +54,7 @@ export class SocketHub {
   readonly #connections = new Set<Connection>();
   /** Per params key, the state of subscriptions made at the current head: later ones at that head share it. */
   readonly #subscribedAtHead = new Map<string, { height: number; pushed: Pushed }>();
+  readonly #tableReads = new Map<string, ReturnType<typeof readTokenTable>>();
   #pending: BlocksNotification | undefined;
   #running: Promise<void> | undefined;
 
@@ -143,13 +144,19 @@ export class SocketHub {
     if (connection.subs.size >= LIMITS.max_subscriptions_per_connection) {
       throw new ApiError('limit_exceeded', `at most ${LIMITS.max_subscriptions_per_connection} subscriptions per connection`);
     }
-    const table = await withSnapshot(this.db, ({ db, head }) => readTokenTable(db, head, tableQuery(params)));
+    const key = canonicalJson(tableQuery(params));
+    // Subscribe requests with equal params arriving together share one read (a crowd subscribing at once costs one).
+    let read = this.#tableReads.get(key);
+    if (read === undefined) {
+      read = withSnapshot(this.db, ({ db, head }) => readTokenTable(db, head, tableQuery(params))).finally(() => this.#tableReads.delete(key));
+      this.#tableReads.set(key, read);
+    }
+    const table = await read;
     // Checked again: other subscribe requests of this connection may have been answered meanwhile.
     if (connection.subs.has(id)) throw new ApiError('bad_request', `subscription ${id} exists; use another id`);
     if (connection.subs.size >= LIMITS.max_subscriptions_per_connection) {
       throw new ApiError('limit_exceeded', `at most ${LIMITS.max_subscriptions_per_connection} subscriptions per connection`);
     }
-    const key = canonicalJson(tableQuery(params));
     // Equal params at an equal height read an equal table: such subscriptions start from one shared state, so each
     // round diffs and serializes it once for all of them (the state is never mutated, only replaced).
     let start = this.#subscribedAtHead.get(key);

@@ -34,6 +34,7 @@ export function methodDoc(method: Method): MethodDoc {
 
 /** The schema method over a list of methods (the registry passes itself, so this file needs no import of it). */
 export function schemaMethod(methods: () => readonly Method[]): Method {
+  let docs: MethodDoc[] | undefined;
   return defineMethod({
     name: 'schema',
     path: '/schema',
@@ -41,7 +42,8 @@ export function schemaMethod(methods: () => readonly Method[]): Method {
     params: z.strictObject({}),
     result: z.object({}).loose(),
     async run({ head }) {
-      const docs = methods().map(methodDoc);
+      // The documents depend on the code only: built once, not after every block.
+      docs ??= methods().map(methodDoc);
       const result = {
         height: head.height,
         timestamp_millis: head.timestamp_millis,
