@@ -22,3 +22,10 @@ export function parseBlocksNotification(text: string): BlocksNotification | null
   if (!strings(v.pools) || !strings(v.tokens)) return null;
   return { height: v.height, pools: v.pools, tokens: v.tokens };
 }
+
+/** Two notifications as one (a listener behind on its work handles what both named, once). */
+export function mergeNotifications(a: BlocksNotification, b: BlocksNotification): BlocksNotification {
+  const height = Math.max(a.height, b.height);
+  if ('all' in a || 'all' in b) return { height, all: true };
+  return { height, pools: [...new Set([...a.pools, ...b.pools])], tokens: [...new Set([...a.tokens, ...b.tokens])] };
+}

@@ -6,7 +6,7 @@ import pgListen from 'pg-listen';
 import type { Db } from '../../db/connect.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { sql } from '../../db/kysely.ts';
-import { NOTIFY_CHANNEL, parseBlocksNotification, type BlocksNotification } from '../../db/notify.ts';
+import { mergeNotifications, NOTIFY_CHANNEL, parseBlocksNotification, type BlocksNotification } from '../../db/notify.ts';
 import type { TokenRate } from '../../dexes/amm-a/state.ts';
 import { dclPoolStateFromJson } from '../../dexes/amm-dcl-a/state.ts';
 import { DEX_IDS, type DexId, type PoolStateCommon } from '../../dexes/events.ts';
@@ -121,6 +121,9 @@ export class RoutingGraph {
   /** AmmA's rated-token rates from the latest `rates` event; null until one is indexed (no rated pool routes). */
   ammARates: ReadonlyMap<string, TokenRate> | null = null;
   private queue: Promise<void> = Promise.resolve();
+  private stopped = false;
+  /** The next notification step, queued and not started yet: later notifications merge into it. */
+  private pending: { notification: BlocksNotification; step: Promise<void> } | undefined;
   private readonly listeners = new Set<(changedPools: ReadonlySet<string> | 'all') => void>();
 
   constructor(private readonly db: Db) {}
@@ -142,53 +145,72 @@ export class RoutingGraph {
 
   /** Reads every pool and token; changes are applied one at a time, in arrival order. */
   loadAll(): Promise<void> {
-    return this.enqueue(async () => {
-      const [pools, tokens, market] = await Promise.all([
-        this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).execute(),
-        this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
-        this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
-        this.readClock(),
-      ]);
-      this.pools.clear();
-      for (const row of pools) this.putPool(row);
-      this.tokens.clear();
-      this.putTokens(tokens, market);
-      this.rebuildIndex();
-      this.changed('all');
-    });
+    return this.enqueue(() => this.reloadAll());
   }
 
-  /** Applies one notification: re-reads the pools and tokens it names (everything when it says `all`). */
+  private async reloadAll(): Promise<void> {
+    const [pools, tokens, market] = await Promise.all([
+      this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).execute(),
+      this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
+      this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
+      this.readClock(),
+    ]);
+    this.pools.clear();
+    for (const row of pools) this.putPool(row);
+    this.tokens.clear();
+    this.putTokens(tokens, market);
+    this.rebuildIndex();
+    this.changed('all');
+  }
+
+  /**
+   * Applies a notification: re-reads the pools and tokens it names (everything when it says `all`, or for null: a
+   * payload that did not parse). Notifications arriving while one is applied merge into the next step, so a
+   * listener that falls behind catches up in one read instead of queueing one per block.
+   */
   apply(notification: BlocksNotification | null): Promise<void> {
-    if (notification === null || 'all' in notification) return this.loadAll();
-    const { pools: keys, tokens: tokenIds } = notification;
-    return this.enqueue(async () => {
-      const wanted = keys.map((key) => {
-        const at = key.indexOf(':');
-        return { dex: key.slice(0, at), poolId: key.slice(at + 1) };
-      });
-      const rows = wanted.length
-        ? await this.db.kysely
-            .selectFrom('pools')
-            .select(['dex', 'pool_id', 'state', 'updated_height'])
-            .where((eb) => eb.or(wanted.map((w) => eb.and([eb('dex', '=', w.dex), eb('pool_id', '=', w.poolId)]))))
-            .execute()
-        : [];
-      // A named pool without a row was deleted.
-      for (const key of keys) this.pools.delete(key);
-      for (const row of rows) this.putPool(row);
-      await this.readClock();
-      if (tokenIds.length) {
-        const [tokens, market] = await Promise.all([
-          this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
-          this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).where('token', 'in', tokenIds).execute(),
-        ]);
-        this.putTokens(tokens, market);
-      }
-      this.height = Math.max(this.height, notification.height);
-      this.rebuildIndex();
-      this.changed(new Set(keys));
+    const next = notification ?? { height: this.height, all: true as const };
+    if (this.pending !== undefined) {
+      this.pending.notification = mergeNotifications(this.pending.notification, next);
+      return this.pending.step;
+    }
+    const pending: { notification: BlocksNotification; step: Promise<void> } = { notification: next, step: Promise.resolve() };
+    pending.step = this.enqueue(async () => {
+      this.pending = undefined;
+      await this.applyNow(pending.notification);
     });
+    this.pending = pending;
+    return pending.step;
+  }
+
+  private async applyNow(notification: BlocksNotification): Promise<void> {
+    if ('all' in notification) return this.reloadAll();
+    const { pools: keys, tokens: tokenIds } = notification;
+    const wanted = keys.map((key) => {
+      const at = key.indexOf(':');
+      return { dex: key.slice(0, at), poolId: key.slice(at + 1) };
+    });
+    const rows = wanted.length
+      ? await this.db.kysely
+          .selectFrom('pools')
+          .select(['dex', 'pool_id', 'state', 'updated_height'])
+          .where((eb) => eb.or(wanted.map((w) => eb.and([eb('dex', '=', w.dex), eb('pool_id', '=', w.poolId)]))))
+          .execute()
+      : [];
+    // A named pool without a row was deleted.
+    for (const key of keys) this.pools.delete(key);
+    for (const row of rows) this.putPool(row);
+    await this.readClock();
+    if (tokenIds.length) {
+      const [tokens, market] = await Promise.all([
+        this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
+        this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).where('token', 'in', tokenIds).execute(),
+      ]);
+      this.putTokens(tokens, market);
+    }
+    this.height = Math.max(this.height, notification.height);
+    this.rebuildIndex();
+    this.changed(new Set(keys));
   }
 
   /** NEP-145 registrations of `account` (contract ids), as indexed. DatabaseUnavailableError when it cannot say. */
@@ -277,6 +299,7 @@ export class RoutingGraph {
     await open();
     return async () => {
       stopped = true;
+      this.stopped = true;
       clearTimeout(retry);
       await current?.close().catch(() => {});
     };
@@ -302,7 +325,8 @@ export class RoutingGraph {
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
-    const next = this.queue.then(step);
+    // Once listening stopped (the server closes, and its database with it), queued steps have nothing to read.
+    const next = this.queue.then(() => (this.stopped ? undefined : step()));
     this.queue = next.catch(() => {});
     return next;
   }

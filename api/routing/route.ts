@@ -43,6 +43,10 @@ const setKey = (paths: readonly PathQuote[]) => paths.map((p) => p.hops.map((h) 
 const totalOut = (paths: readonly PathQuote[]) => paths.reduce((sum, p) => sum + p.amounts[p.amounts.length - 1]!, 0n);
 
 /** DEXes that trade wNEAR where the request says native NEAR (wrapped before, unwrapped by the client after). */
+/** How long equal queries at one graph version share an answer, and how many answers are kept at most. */
+const SHARE_MS = 1_000;
+const MAX_SHARED = 1_000;
+
 const TRADES_WNEAR: ReadonlySet<DexId> = new Set(['AmmA', 'AmmDclA', 'Launch']);
 
 /** The request's token in a DEX's vocabulary: `near`, the contract id, or the inner-balance id. */
@@ -52,6 +56,7 @@ function dexTokenId(token: TokenId): string {
 
 export class Router {
   private readonly indexes = new Map<DexId, { version: number; index: HopIndex }>();
+  private readonly shared = new Map<string, { version: number; at: number; answer: Promise<QuoteJson[]> }>();
 
   constructor(
     readonly graph: RoutingGraph,
@@ -176,8 +181,25 @@ export class Router {
     return result;
   }
 
-  /** Every asked DEX's quote, ranked. */
-  async route(query: RouteQuery): Promise<QuoteJson[]> {
+  /**
+   * Every asked DEX's quote, ranked. Equal queries at one graph version within SHARE_MS share one answer: a crowd of
+   * subscribers (or clients) asking the same thing after a block costs one routing. The version in the key means
+   * a pool change is never hidden; the short life bounds how old a shared QuoteA relay quote can get.
+   */
+  route(query: RouteQuery): Promise<QuoteJson[]> {
+    const key = JSON.stringify(query, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    const now = performance.now();
+    const shared = this.shared.get(key);
+    if (shared !== undefined && shared.version === this.graph.version && now - shared.at < SHARE_MS) return shared.answer;
+    const entry = { version: this.graph.version, at: now, answer: this.routeNow(query) };
+    if (this.shared.size >= MAX_SHARED) this.shared.clear();
+    this.shared.set(key, entry);
+    // A failure (the database did not answer) is not kept: the next asker tries again.
+    entry.answer.catch(() => this.shared.get(key) === entry && this.shared.delete(key));
+    return entry.answer;
+  }
+
+  private async routeNow(query: RouteQuery): Promise<QuoteJson[]> {
     const relay = this.quoteA(query);
     const registrations = query.traderAccountId === null ? null : await this.graph.registrationsOf(query.traderAccountId);
     const ctx = { contracts: this.contracts, registrations, nowNs: this.graph.nowNs, ammARates: this.graph.ammARates };

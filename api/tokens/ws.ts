@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type {} from '@fastify/websocket';
-import type { BlocksNotification } from '../../db/notify.ts';
+import { mergeNotifications, type BlocksNotification } from '../../db/notify.ts';
 import type { Db } from '../../db/connect.ts';
 import { canonicalJson } from './cache.ts';
 import type { MethodCaller } from './call.ts';
@@ -181,7 +181,7 @@ export class SocketHub {
   notify(notification: BlocksNotification): Promise<void> {
     // States kept for subscriptions at the old head are of no use to later ones.
     this.#subscribedAtHead.clear();
-    this.#pending = this.#pending ? merge(this.#pending, notification) : notification;
+    this.#pending = this.#pending ? mergeNotifications(this.#pending, notification) : notification;
     this.#running ??= this.#drain().finally(() => (this.#running = undefined));
     return this.#running;
   }
@@ -255,12 +255,6 @@ export class SocketHub {
       connection.subs.clear();
     }
   }
-}
-
-function merge(a: BlocksNotification, b: BlocksNotification): BlocksNotification {
-  const height = Math.max(a.height, b.height);
-  if ('all' in a || 'all' in b) return { height, all: true };
-  return { height, pools: [...new Set([...a.pools, ...b.pools])], tokens: [...new Set([...a.tokens, ...b.tokens])] };
 }
 
 export function tokenSocketRoute(app: FastifyInstance, hub: SocketHub): void {
