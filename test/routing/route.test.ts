@@ -11,6 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../api/server.ts';
 import type { FastifyInstance } from 'fastify';
+import type { Db } from '../../db/connect.ts';
 import { rank } from '../../api/routing/route.ts';
 import type { BuiltQuote } from '../../api/routing/quote.ts';
 import { parseRouteQuery } from '../../api/routing/params.ts';
@@ -39,9 +40,10 @@ const BASE = { max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.01' };
 describe('GET /route', () => {
   let app: FastifyInstance;
   let writer: BlockWriter;
+  let db: Db;
 
   beforeAll(async () => {
-    const db = await createMigratedDb();
+    db = await createMigratedDb();
     writer = new BlockWriter(db);
     await writer.write(
       [
@@ -308,12 +310,20 @@ describe('GET /route', () => {
     expect([quote!.estimated_amount, quote!.worst_case_amount]).toEqual([{ amount_out: '1095' }, { amount_out: '980' }]);
   });
 
-  it('the same request twice gives the same bytes', async () => {
+  it('the same request twice gives the same bytes, also from a second server over the same pools', async () => {
     const params = { ...BASE, token_in: 'alpha.near', token_out: 'beta.near', amount_in: '12345', trader_account_id: 'dave.near', referrer_id: 'ref.near' };
     const first = await getRoute(app, params);
     const second = await getRoute(app, params);
     expect(first.json().map((q) => q.dex_id)).toEqual(['AmmC', 'AmmA']);
     expect(second.body).toBe(first.body);
+    // The router shares equal queries' answers for a moment: a server of its own routes this one afresh.
+    const other = await buildServer({ db, logLevel: 'silent' });
+    try {
+      await other.ready();
+      expect((await getRoute(other, params)).body).toBe(first.body);
+    } finally {
+      await other.close();
+    }
   });
 
   it('a NOTIFY naming a pool refreshes it: the next answer uses the new reserves', async () => {
