@@ -21,6 +21,8 @@ export interface CachedAnswer {
    * many clients, and compressing tens of KiB again for each costs ten times what serving it does. Not counted in
    * the cache's byte bound (JSON answers compress to a fraction of their size). */
   compressed: Partial<Record<Exclude<Encoding, 'identity'>, Buffer>>;
+  /** The JSON as UTF-8, made on the first identity send (encoding tens of KiB again per request is not free). */
+  utf8?: Buffer;
 }
 
 export class ResponseCache {

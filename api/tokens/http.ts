@@ -30,7 +30,7 @@ function send(request: FastifyRequest, reply: FastifyReply, { status, json, cach
     .header('cache-control', control)
     .header('x-credits-used', String(credits))
     .header('vary', 'Accept-Encoding');
-  if (encoding === 'identity') return reply.send(json);
+  if (encoding === 'identity') return reply.send(answer ? (answer.utf8 ??= Buffer.from(json)) : json);
   reply.header('content-encoding', encoding);
   if (!answer) return reply.send(compressBody(Buffer.from(json), encoding));
   return reply.send((answer.compressed[encoding] ??= compressBody(Buffer.from(json), encoding)));
@@ -61,10 +61,10 @@ export interface HttpOptions {
 export function tokenHttpRoutes(app: FastifyInstance, { caller, methods, budget }: HttpOptions): void {
   app.setErrorHandler((err, request, reply) => sendError(request, reply, fromFastifyError(err)));
 
-  const answer = async (request: FastifyRequest, reply: FastifyReply, method: Method, params: () => unknown) => {
+  const answer = async (request: FastifyRequest, reply: FastifyReply, method: Method, params: () => unknown, rawKey?: string) => {
     try {
       budget.check(request.ip);
-      const result = await caller.call(method, params());
+      const result = await caller.call(method, params, rawKey);
       budget.spend(request.ip, result.credits);
       return send(request, reply, { status: 200, json: result.json, cacheControl: cacheControl(result.cache), credits: result.credits, answer: result });
     } catch (err) {
@@ -77,7 +77,7 @@ export function tokenHttpRoutes(app: FastifyInstance, { caller, methods, budget 
     if (!method.path) continue;
     app.get(method.path, (request, reply) => {
       const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?') + 1) : '';
-      return answer(request, reply, method, () => paramsFromQuery(query, method.params, method.overrides));
+      return answer(request, reply, method, () => paramsFromQuery(query, method.params, method.overrides), `${method.name}?${query}`);
     });
     app.post(method.path, { bodyLimit: LIMITS.max_message_bytes }, (request, reply) =>
       answer(request, reply, method, () => {
