@@ -32,7 +32,7 @@ import { Router } from '../api/routing/route.ts';
 import { connect, ensureDatabase, withDatabase } from '../db/connect.ts';
 import { startEmbeddedPostgres } from '../db/embedded.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { simpleSwap } from '../dexes/amm-a/math.ts';
+import { simpleGetAmountOut, simpleSwap } from '../dexes/amm-a/math.ts';
 import { contractsOf } from '../dexes/contracts.ts';
 import { parsePoolsJson, poolStateEvents } from '../indexer/pools-import/parse.ts';
 import { writeImport } from '../indexer/pools-import/write.ts';
@@ -300,6 +300,18 @@ async function run(): Promise<void> {
       );
     }
     for (const line of worseCases.slice(0, 10)) console.log(`worse    ${line}`);
+    // A second peer where the SDK answers nothing (every 3-hop case): the best single path of at most 3 pools, by
+    // exhaustive search with the contract math. Ours (paths and splits) must never be below it.
+    const searchStarted = performance.now();
+    const single = results.map((r) => bestSinglePath(r.c, pools));
+    for (const hops of [1, 2, 3]) {
+      const of = results.map((r, i) => ({ ours: r.ours ?? 0n, best: single[i]! })).filter((_, i) => results[i]!.c.hops === hops && single[i] !== null);
+      console.log(
+        `exhaust  ${['direct', '2-hop', '3-hop'][hops - 1]!.padEnd(6)} ours vs the best single path of <= 3 pools (exhaustive, contract math): ` +
+          `better ${of.filter((x) => x.ours > x.best!).length}, equal ${of.filter((x) => x.ours === x.best).length}, worse ${of.filter((x) => x.ours < x.best!).length} (target 0)`,
+      );
+    }
+    console.log(`exhaust  search took ${((performance.now() - searchStarted) / 1000).toFixed(1)} s for ${results.length} cases`);
     const sdkErrors = new Map<string, number>();
     for (const r of results) if (r.sdkError !== null) sdkErrors.set(r.sdkError, (sdkErrors.get(r.sdkError) ?? 0) + 1);
     for (const [message, n] of sdkErrors) console.log(`sdk      ${n} cases: ${message}`);
@@ -318,6 +330,46 @@ async function run(): Promise<void> {
     await stopPg();
     await rm(work, { recursive: true, force: true });
   }
+}
+
+/**
+ * The most `c.tokenOut` one path of at most 3 distinct pools gives for `c.amountIn`, with the contract math (null
+ * when no path exists): every first and second pool, then every pool joining the second hop's token to the output.
+ */
+function bestSinglePath(c: Case, pools: ReadonlyMap<number, BenchPool>): bigint | null {
+  const byToken = new Map<string, BenchPool[]>();
+  const byPair = new Map<string, BenchPool[]>();
+  for (const pool of pools.values()) {
+    if (pool.amounts[0] <= 0n || pool.amounts[1] <= 0n) continue;
+    const add = (map: Map<string, BenchPool[]>, key: string) => (map.get(key) ?? map.set(key, []).get(key)!).push(pool);
+    for (const t of pool.tokens) add(byToken, t);
+    add(byPair, [...pool.tokens].sort().join('|'));
+  }
+  const out = (pool: BenchPool, tokenIn: string, amount: bigint): bigint => {
+    const i = pool.tokens.indexOf(tokenIn);
+    return simpleGetAmountOut(pool.amounts[i]!, pool.amounts[1 - i]!, amount, pool.fee);
+  };
+  const other = (pool: BenchPool, token: string) => pool.tokens[pool.tokens[0] === token ? 1 : 0];
+  let best: bigint | null = null;
+  const consider = (amount: bigint) => void (best === null || amount > best ? (best = amount) : undefined);
+  const lastHops = (token: string, amount: bigint, used: readonly BenchPool[]) => {
+    for (const pool of byPair.get([token, c.tokenOut].sort().join('|')) ?? []) if (!used.includes(pool)) consider(out(pool, token, amount));
+  };
+  lastHops(c.tokenIn, c.amountIn, []);
+  for (const first of byToken.get(c.tokenIn) ?? []) {
+    const mid = other(first, c.tokenIn);
+    if (mid === c.tokenOut) continue;
+    const a1 = out(first, c.tokenIn, c.amountIn);
+    if (a1 <= 0n) continue;
+    lastHops(mid, a1, [first]);
+    for (const second of byToken.get(mid) ?? []) {
+      const next = other(second, mid);
+      if (second === first || next === c.tokenIn || next === c.tokenOut) continue;
+      const a2 = out(second, mid, a1);
+      if (a2 > 0n) lastHops(next, a2, [first, second]);
+    }
+  }
+  return best;
 }
 
 interface Case {
