@@ -1,6 +1,7 @@
 // Domain events <-> rows of the `events` log. The row keeps the key and base fields in columns and the rest as
 // a JSON payload with amounts as decimal strings; reading a row back gives the same event, bigint and all.
 import type { AmmAEvent } from '../dexes/amm-a/events.ts';
+import { jsonWithBigints } from '../near/units.ts';
 import type { DexEvent } from '../dexes/events.ts';
 import type { CoreEvent } from '../near/events.ts';
 import type { Database } from '../db/schema.ts';
@@ -15,9 +16,7 @@ const BASE = new Set(['blockHeight', 'timestampMs', 'receiptId', 'txHash', 'inde
 const AMOUNTS = new Set(['amount', 'deposit', 'amountIn', 'amountOut', 'totalFee', 'adminFee', 'amounts', 'shares']);
 
 /** JSON with every bigint, at any depth, as a decimal string. */
-export function jsonWithAmounts(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
-}
+export const jsonWithAmounts = jsonWithBigints;
 
 export const EVENT_COLUMNS = ['block_height', 'receipt_id', 'index', 'kind', 'timestamp_ms', 'tx_hash', 'payload'] as const;
 

@@ -29,3 +29,8 @@ export function parseUint(value: unknown): bigint | null {
   }
   return parseU128(value);
 }
+
+/** JSON with every bigint, at any depth, as a decimal string (how amounts travel and are stored). */
+export function jsonWithBigints(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+}

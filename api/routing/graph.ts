@@ -10,6 +10,7 @@ import { mergeNotifications, NOTIFY_CHANNEL, parseBlocksNotification, type Block
 import type { TokenRate } from '../../dexes/amm-a/state.ts';
 import { dclPoolStateFromJson } from '../../dexes/amm-dcl-a/state.ts';
 import { DEX_IDS, type DexId, type PoolStateCommon } from '../../dexes/events.ts';
+import { jsonWithBigints } from '../../near/units.ts';
 import { largestMovePpm } from './volatility.ts';
 
 /** A pool as the router reads it: the DEX's own state, amounts revived to bigint. */
@@ -200,7 +201,9 @@ export class RoutingGraph {
     // A named pool without a row was deleted.
     for (const key of keys) this.pools.delete(key);
     for (const row of rows) this.putPool(row);
-    await this.readClock();
+    // New rates move every rated pool's quotes, though no pool was written: they count as changed.
+    const changed = new Set(keys);
+    if (await this.readClock()) for (const [key, pool] of this.pools) if (pool.dex === 'AmmA' && pool.state.kind === 'rated') changed.add(key);
     if (tokenIds.length) {
       const [tokens, market] = await Promise.all([
         this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
@@ -210,7 +213,7 @@ export class RoutingGraph {
     }
     this.height = Math.max(this.height, notification.height);
     this.rebuildIndex();
-    this.changed(new Set(keys));
+    this.changed(changed);
   }
 
   /** NEP-145 registrations of `account` (contract ids), as indexed. DatabaseUnavailableError when it cannot say. */
@@ -305,8 +308,8 @@ export class RoutingGraph {
     };
   }
 
-  /** The latest block's time and AmmA's latest rates: both change without any pool write. */
-  private async readClock(): Promise<void> {
+  /** The latest block's time and AmmA's latest rates: both change without any pool write. True when the rates did. */
+  private async readClock(): Promise<boolean> {
     const [latest, rates] = await Promise.all([
       this.db.kysely.selectFrom('blocks').select('timestamp_ms').orderBy('height', 'desc').limit(1).executeTakeFirst(),
       // events_rates (migration 0007) serves exactly this order and filter.
@@ -321,7 +324,10 @@ export class RoutingGraph {
         .executeTakeFirst(),
     ]);
     if (latest) this.nowNs = BigInt(latest.timestamp_ms) * 1_000_000n;
-    if (rates) this.ammARates = ratesFromPayload(rates.payload);
+    if (!rates) return false;
+    const before = this.ammARates;
+    this.ammARates = ratesFromPayload(rates.payload);
+    return before === null || jsonWithBigints([...before]) !== jsonWithBigints([...this.ammARates]);
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {

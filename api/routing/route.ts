@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { contractsOf, type DexContracts } from '../../dexes/contracts.ts';
 import { DEX_IDS, type DexId } from '../../dexes/events.ts';
 import type { TokenId } from '../../near/token-id.ts';
+import { jsonWithBigints } from '../../near/units.ts';
 import { DatabaseUnavailableError, type RoutingGraph } from './graph.ts';
 import { hopsOfPool, wrapHop, type Hop, type HopContext } from './hops.ts';
 import { parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts';
@@ -187,7 +188,7 @@ export class Router {
    * a pool change is never hidden; the short life bounds how old a shared QuoteA relay quote can get.
    */
   route(query: RouteQuery): Promise<QuoteJson[]> {
-    const key = JSON.stringify(query, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+    const key = jsonWithBigints(query);
     const now = performance.now();
     const shared = this.shared.get(key);
     if (shared !== undefined && shared.version === this.graph.version && now - shared.at < SHARE_MS) return shared.answer;

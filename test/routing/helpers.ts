@@ -1,6 +1,7 @@
 // Writing pool states (and registrations) the way the indexer does: as events of a new block, through the real
 // store (log, projections, checkpoint, NOTIFY in one transaction). Nothing of ours is bypassed or mocked.
 import type { FastifyInstance } from 'fastify';
+import type { WebSocket } from 'ws';
 import type { Db } from '../../db/connect.ts';
 import type { DexId, PoolStateCommon } from '../../dexes/events.ts';
 import type { DomainEvent } from '../../indexer/event-rows.ts';
@@ -90,4 +91,20 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, tries =
     await new Promise((r) => setTimeout(r, 25));
   }
   throw new Error('the condition never held');
+}
+
+/** The text frames a socket receives, in order: `next()` waits for the next one. */
+export function inbox(ws: WebSocket) {
+  const received: string[] = [];
+  const waiting: ((text: string) => void)[] = [];
+  ws.on('message', (data) => {
+    const text = data.toString();
+    const waiter = waiting.shift();
+    if (waiter) waiter(text);
+    else received.push(text);
+  });
+  return {
+    next: () => new Promise<string>((resolve) => (received.length ? resolve(received.shift()!) : waiting.push(resolve))),
+    pending: () => received.length,
+  };
 }

@@ -16,7 +16,7 @@ import { jsonWithAmounts, type DomainEvent } from '../../indexer/event-rows.ts';
 import { prepareBatch, writeBatch } from '../../indexer/store.ts';
 import type { Db } from '../../db/connect.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { BlockWriter, decodedCalls, eventually, getRoute } from './helpers.ts';
+import { BlockWriter, decodedCalls, eventually, getRoute, inbox } from './helpers.ts';
 
 const REF = 'v2.ref-finance.near';
 const E18 = 10n ** 18n;
@@ -164,9 +164,13 @@ describe('GET /route over an AmmA stable pool', () => {
     expect(quote).toMatchObject({ dex_id: 'AmmA', estimated_amount: { amount_out: OUT_USDC.toString() } });
   });
 
-  it('a rated pool routes once a rates event is indexed, at its rate (and not before)', async () => {
+  it('a rated pool routes once a rates event is indexed, at its rate (and not before), and subscribers are told', async () => {
     const query = { token_in: 'linear-protocol.near', token_out: 'wrap.near', amount_in: E24.toString(), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.01', dexes: 'AmmA' };
     expect((await getRoute(app, query)).json()).toEqual([]);
+    const ws = await app.injectWS('/route/subscribe');
+    const box = inbox(ws);
+    ws.send(JSON.stringify({ id: 1, query: new URLSearchParams(query).toString() }));
+    expect(JSON.parse(await box.next())).toEqual({ id: 1, routes: [] });
     // The rates map of a block, as the AmmA decoder gives it (custom_rate_key), written through the real store.
     const height = 2;
     const timestampMs = Date.UTC(2026, 0, 1) + height * 1000;
@@ -188,5 +192,8 @@ describe('GET /route over an AmmA stable pool', () => {
       return answer.length ? answer : undefined;
     });
     expect(quotes.map((q) => [q.dex_id, q.estimated_amount])).toEqual([['AmmA', { amount_out: '1999999990004997550200911' }]]);
+    // The block wrote no pool, but new rates move the rated pool's quotes: the subscription is routed again.
+    expect(JSON.parse(await box.next())).toEqual({ id: 1, routes: quotes });
+    ws.terminate();
   });
 });

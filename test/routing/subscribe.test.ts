@@ -8,7 +8,7 @@ import { buildServer } from '../../api/server.ts';
 import { parseRouteQuery, routeQueryParams } from '../../api/routing/params.ts';
 import { parseSubscribeMessage } from '../../api/routing/subscribe.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { BlockWriter, eventually, getRoute } from './helpers.ts';
+import { BlockWriter, eventually, getRoute, inbox } from './helpers.ts';
 
 const REF = 'v2.ref-finance.near';
 const simple = (amounts: bigint[]) => ({ kind: 'simple', tokens: ['alpha.near', 'beta.near'], amounts, totalFee: 30, exchangeFee: 0, referralFee: 0 });
@@ -16,21 +16,6 @@ const PARAMS = { token_in: 'alpha.near', token_out: 'beta.near', amount_in: '100
 const QUERY = new URLSearchParams(PARAMS).toString();
 
 /** The socket's text messages, in order. */
-function inbox(ws: WebSocket) {
-  const received: string[] = [];
-  const waiting: ((text: string) => void)[] = [];
-  ws.on('message', (data) => {
-    const text = data.toString();
-    const waiter = waiting.shift();
-    if (waiter) waiter(text);
-    else received.push(text);
-  });
-  return {
-    next: () => new Promise<string>((resolve) => (received.length ? resolve(received.shift()!) : waiting.push(resolve))),
-    pending: () => received.length,
-  };
-}
-
 describe('WebSocket /route/subscribe', () => {
   let app: FastifyInstance;
   let writer: BlockWriter;
