@@ -154,7 +154,7 @@ export class RoutingGraph {
       this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).execute(),
       this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
       this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
-      this.readClock(),
+      this.readTimeAndRates(),
     ]);
     this.pools.clear();
     for (const row of pools) this.putPool(row);
@@ -203,7 +203,7 @@ export class RoutingGraph {
     for (const row of rows) this.putPool(row);
     // New rates move every rated pool's quotes, though no pool was written: they count as changed.
     const changed = new Set(keys);
-    if (await this.readClock()) for (const [key, pool] of this.pools) if (pool.dex === 'AmmA' && pool.state.kind === 'rated') changed.add(key);
+    if (await this.readTimeAndRates()) for (const [key, pool] of this.pools) if (pool.dex === 'AmmA' && pool.state.kind === 'rated') changed.add(key);
     if (tokenIds.length) {
       const [tokens, market] = await Promise.all([
         this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
@@ -309,7 +309,7 @@ export class RoutingGraph {
   }
 
   /** The latest block's time and AmmA's latest rates: both change without any pool write. True when the rates did. */
-  private async readClock(): Promise<boolean> {
+  private async readTimeAndRates(): Promise<boolean> {
     const [latest, rates] = await Promise.all([
       this.db.kysely.selectFrom('blocks').select('timestamp_ms').orderBy('height', 'desc').limit(1).executeTakeFirst(),
       // events_rates (migration 0007) serves exactly this order and filter.

@@ -22,14 +22,12 @@ const NETWORKS: Record<string, { bucket: string; region: string }> = {
   testnet: { bucket: 'near-lake-data-testnet', region: 'eu-central-1' },
 };
 
-export interface LakeOptions {
+export interface LakeOptions extends SourceObserver {
   /** Blocks fetched ahead of the consumer (default 4). */
   prefetch?: number;
   /** Wait between listings once at the head of the bucket (default 1 s, about the block time). */
   pollMs?: number;
   backoff?: Backoff;
-  onRetry?: SourceObserver['onRetry'];
-  onSettled?: SourceObserver['onSettled'];
 }
 
 interface Location {

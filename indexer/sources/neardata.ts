@@ -25,7 +25,7 @@ const NETWORKS: Record<string, string> = {
   testnet: 'https://testnet.neardata.xyz',
 };
 
-export interface NeardataOptions {
+export interface NeardataOptions extends SourceObserver {
   /** Replaces the URL the spec names. */
   baseUrl?: string;
   /** Block requests in flight at once (default 4): fast catch-up, bounded memory. */
@@ -38,8 +38,6 @@ export interface NeardataOptions {
    */
   requestTimeoutMs?: number;
   backoff?: Backoff;
-  onRetry?: SourceObserver['onRetry'];
-  onSettled?: SourceObserver['onSettled'];
 }
 
 class HttpStatusError extends Error {
