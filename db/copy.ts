@@ -10,6 +10,7 @@ export type CopyValue = string | number | bigint | boolean | null | readonly (st
 
 // COPY's text format: a backslash, tab, newline or carriage return inside a value must be escaped.
 const SPECIAL = /[\\\t\n\r]/g;
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
 const ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
 
 /** A PostgreSQL array literal, every element quoted. */
@@ -20,7 +21,7 @@ function arrayLiteral(values: readonly (string | number | bigint)[]): string {
 function field(value: CopyValue): string {
   if (value === null) return '\\N';
   if (Array.isArray(value)) value = arrayLiteral(value);
-  if (typeof value === 'string') return value.replace(SPECIAL, (c) => ESCAPES[c]!);
+  if (typeof value === 'string') return NEEDS_ESCAPE.test(value) ? value.replace(SPECIAL, (c) => ESCAPES[c]!) : value;
   if (typeof value === 'boolean') return value ? 't' : 'f';
   return String(value);
 }
@@ -28,7 +29,10 @@ function field(value: CopyValue): string {
 /** Rows (each an array of values in column order) as COPY text: pure, so it can be built ahead of the write. */
 export function copyText(rows: Iterable<readonly CopyValue[]>): string {
   let text = '';
-  for (const row of rows) text += `${row.map(field).join('\t')}\n`;
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) text += i === 0 ? field(row[i]!) : `\t${field(row[i]!)}`;
+    text += '\n';
+  }
   return text;
 }
 

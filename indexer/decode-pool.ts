@@ -8,6 +8,8 @@ import type { BlockRange, BlockSource, RawBlock } from './sources/source.ts';
 
 export interface DecodePool {
   decode(raw: RawBlock): Promise<DecodedBlock>;
+  /** Blocks handed to `decode` whose decoding has not finished. */
+  inFlight(): number;
   close(): Promise<void>;
 }
 
@@ -21,10 +23,20 @@ interface Job {
 
 /** `size` worker threads; 0 decodes inline on the calling thread. */
 export function createDecodePool(size = defaultWorkers()): DecodePool {
-  if (size === 0) return { decode: decodeRaw, close: async () => {} };
+  if (size === 0) {
+    let inFlight = 0;
+    return {
+      decode: (raw) => {
+        inFlight++;
+        return decodeRaw(raw).finally(() => inFlight--);
+      },
+      inFlight: () => inFlight,
+      close: async () => {},
+    };
+  }
   let nextId = 0;
   const workers = Array.from({ length: size }, () => {
-    const worker = new Worker(new URL('./decode-worker.js', import.meta.url));
+    const worker = new Worker(new URL('./decode-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 192 } });
     const jobs = new Map<number, Job>();
     worker.on('message', ({ id, value, error }: { id: number; value?: DecodedBlock; error?: string }) => {
       const job = jobs.get(id)!;
@@ -51,6 +63,7 @@ export function createDecodePool(size = defaultWorkers()): DecodePool {
         target.worker.postMessage({ id, raw });
       });
     },
+    inFlight: () => workers.reduce((n, w) => n + w.jobs.size, 0),
     close: async () => void (await Promise.all(workers.map((w) => w.worker.terminate()))),
   };
 }

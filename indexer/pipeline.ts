@@ -101,7 +101,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   try {
     let pending = iterator.next();
     for (;;) {
-      const next = blocks.length ? await raceIdle(pending, limits.idleMs) : await pending;
+      // Waiting on the source (not on a block being decoded) means the chain head: write what is pending soon.
+      const next = blocks.length && pool.inFlight() === 0 ? await raceIdle(pending, limits.idleMs) : await pending;
       if (next === IDLE) {
         await drain();
         continue;

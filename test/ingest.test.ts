@@ -5,6 +5,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../indexer/pipeline.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
+import { devnetSource } from '../indexer/sources/devnet/source.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { NOTIFY_CHANNEL } from '../indexer/store.ts';
 import { createMigratedDb, tableChecksums } from './harness/db.ts';
@@ -125,6 +126,15 @@ describe.skipIf(!HAVE_FIXTURES)('ingest the mainnet fixture blocks', () => {
     expect(await tableChecksums(other)).toEqual(clean);
   });
 
+  it('a block being decoded is waited for, not taken for the chain head: catching up stays one batch', async () => {
+    // Most of these blocks take far longer than 1 ms to decode; the files are all there, so nothing is idle.
+    const sizes: number[] = [];
+    const other = await createMigratedDb();
+    await ingest({ db: other, source: filesSource(MAINNET), signal: never, limits: { maxBlocks: 100, idleMs: 1 }, onBatch: (_h, blocks) => sizes.push(blocks) });
+    expect(sizes).toEqual([25]);
+    expect(await tableChecksums(other)).toEqual(clean);
+  });
+
   it('stops cleanly when aborted in the middle of a catch-up, keeping every committed batch', async () => {
     const other = await createMigratedDb();
     const controller = new AbortController();
@@ -156,5 +166,26 @@ describe.skipIf(!HAVE_FIXTURES)('ingest the mainnet fixture blocks', () => {
     } finally {
       await listener.end();
     }
+  });
+});
+
+describe('batch size follows the source', () => {
+  it('catching up writes large batches; at the chain head each block is written on its own', async () => {
+    const db = await createMigratedDb();
+    const sizes: number[] = [];
+    const onBatch = (_height: number, blocks: number) => sizes.push(blocks);
+    // Unpaced devnet: every block is ready at once, even while the one before is being decoded.
+    await ingest({ db, source: devnetSource({ seed: 'batches', speed: 0 }), to: 400, signal: never, limits: { maxBlocks: 100 }, onBatch });
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(400);
+    expect(sizes.length).toBeLessThanOrEqual(8);
+    expect(Math.max(...sizes)).toBe(100);
+
+    // Paced at 4 blocks/s: once the blocks that came due while the decode worker started are written, the next
+    // block is always 250 ms away, five times idleMs, so every block is a batch of its own.
+    sizes.length = 0;
+    const head = await createMigratedDb();
+    await ingest({ db: head, source: devnetSource({ seed: 'batches', speed: 4 }), to: 10, signal: never, limits: { maxBlocks: 100, idleMs: 50 }, onBatch });
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(10);
+    expect(sizes.slice(-5)).toEqual([1, 1, 1, 1, 1]);
   });
 });
