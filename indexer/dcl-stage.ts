@@ -10,6 +10,7 @@ import { dclPoolStateFromJson, newDclPoolBook, type DclPoolBook } from '../dexes
 import type { DexContracts } from '../dexes/contracts.ts';
 import type { Database } from '../db/schema.ts';
 import type { DecodedBlock } from './decode.ts';
+import { compareEvents, eventRowsText } from './event-rows.ts';
 
 export class DclStage {
   private constructor(
@@ -34,11 +35,17 @@ export class DclStage {
     return new DclStage(newDclPoolBook(rows.map((r) => dclPoolStateFromJson(r.state))), contracts.AmmDclA);
   }
 
-  /** Adds the block's AmmDclA pool states to its events, numbered after the events of their receipts. */
+  /** Adds the block's AmmDclA pool states to its events and rows, numbered after the events of their receipts. */
   apply(block: DecodedBlock): void {
     if (block.dclLogs.length === 0) return;
     const next = new Map<string, number>();
     for (const e of block.events) next.set(e.receiptId, Math.max(next.get(e.receiptId) ?? 0, e.index + 1));
-    for (const e of applyDclLogs(this.book, block.dclLogs, this.contractId, new ReceiptNumbering(next))) block.events.push(e);
+    const states = applyDclLogs(this.book, block.dclLogs, this.contractId, new ReceiptNumbering(next));
+    if (states.length === 0) return;
+    for (const e of states) block.events.push(e);
+    block.events.sort(compareEvents);
+    const rows = eventRowsText(states);
+    block.rows.events += rows.events;
+    block.rows.transfers += rows.transfers;
   }
 }

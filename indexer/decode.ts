@@ -5,7 +5,7 @@ import { extractDclLogs, type LocatedDclLog } from '../dexes/amm-dcl-a/decode.ts
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import { DEX_DECODERS } from '../dexes/index.ts';
 import { decodeBlock } from '../near/decode.ts';
-import type { DomainEvent } from './event-rows.ts';
+import { compareEvents, eventRowsText, type DomainEvent, type EventRowsText } from './event-rows.ts';
 import { loadRawBlock } from './sources/raw.ts';
 import type { RawBlock } from './sources/source.ts';
 
@@ -14,7 +14,10 @@ export interface DecodedBlock {
   hash: string;
   prevHash: string;
   timestampMs: number;
+  /** Sorted by compareEvents. */
   events: DomainEvent[];
+  /** The COPY text of the events' rows, rendered here, beside the decoding, rather than on the writer's thread. */
+  rows: EventRowsText;
   /** AmmDclA's logs: its pool states need the states before the block (dcl-stage.ts, on the writer's thread). */
   dclLogs: LocatedDclLog[];
 }
@@ -61,12 +64,14 @@ function attachReceipts(block: Block, events: DomainEvent[]): void {
 
 export async function decodeRaw(raw: RawBlock, contracts: DexContracts = MAINNET_CONTRACTS): Promise<DecodedBlock> {
   const block = await loadRawBlock(raw);
+  const events = decodeEvents(block, contracts).sort(compareEvents);
   return {
     height: block.height,
     hash: block.hash,
     prevHash: block.prevHash,
     timestampMs: block.timestampMs,
-    events: decodeEvents(block, contracts),
+    events,
+    rows: eventRowsText(events),
     dclLogs: extractDclLogs(block, contracts.AmmDclA),
   };
 }

@@ -1,12 +1,13 @@
 // Domain events <-> rows of the `events` log. The row keeps the key and base fields in columns and the rest as
 // a JSON payload with amounts as decimal strings; reading a row back gives the same event, bigint and all.
 import type { AmmAEvent } from '../dexes/amm-a/events.ts';
+import { NEAR_TOKEN_ID } from '../near/token-id.ts';
 import { jsonWithBigints } from '../near/units.ts';
 import type { DexEvent } from '../dexes/events.ts';
 import type { CoreEvent } from '../near/events.ts';
 import type { Database } from '../db/schema.ts';
 import type { Selectable } from 'kysely';
-import type { CopyValue } from '../db/copy.ts';
+import { copyText, type CopyValue } from '../db/copy-text.ts';
 
 export type DomainEvent = CoreEvent | AmmAEvent | DexEvent;
 
@@ -30,6 +31,47 @@ export function eventRow(event: DomainEvent): CopyValue[] {
     payload += `${payload === '' ? '{' : ','}"${key}":${typeof value === 'bigint' ? `"${value}"` : jsonWithAmounts(value)}`;
   }
   return [event.blockHeight, event.receiptId, event.index, event.kind, event.timestampMs, event.txHash, payload === '' ? '{}' : `${payload}}`];
+}
+
+/** The `transfers` projection's columns: one row per token or NEAR move. */
+export const TRANSFER_COLUMNS = ['block_height', 'receipt_id', 'index', 'timestamp_ms', 'tx_hash', 'token', 'sender', 'receiver', 'amount', 'memo'] as const;
+
+/** An event's row of `transfers` (a mint has no sender, a burn no receiver), or null for any other event. Gas and
+ * deposit refunds from `system` are no transfer: counting them would credit money that no event debited. */
+export function transferRow(e: DomainEvent): CopyValue[] | null {
+  switch (e.kind) {
+    case 'ft_transfer':
+      return [e.blockHeight, e.receiptId, e.index, e.timestampMs, e.txHash, e.contractId, e.from, e.to, e.amount, e.memo];
+    case 'ft_mint':
+      return [e.blockHeight, e.receiptId, e.index, e.timestampMs, e.txHash, e.contractId, null, e.owner, e.amount, null];
+    case 'ft_burn':
+      return [e.blockHeight, e.receiptId, e.index, e.timestampMs, e.txHash, e.contractId, e.owner, null, e.amount, null];
+    case 'near_transfer':
+      if (e.refund) return null;
+      return [e.blockHeight, e.receiptId, e.index, e.timestampMs, e.txHash, NEAR_TOKEN_ID, e.from, e.to, e.amount, null];
+    default:
+      return null;
+  }
+}
+
+/** The COPY text of the rows that are one per event: the log's and the transfers'. */
+export interface EventRowsText {
+  events: string;
+  transfers: string;
+}
+
+/** Rendered where the events are made (a decode worker, per block), so the writer only joins text. */
+export function eventRowsText(events: readonly DomainEvent[]): EventRowsText {
+  return { events: copyText(events.map(eventRow)), transfers: transfersText(events) };
+}
+
+export function transfersText(events: readonly DomainEvent[]): string {
+  const rows: CopyValue[][] = [];
+  for (const e of events) {
+    const row = transferRow(e);
+    if (row !== null) rows.push(row);
+  }
+  return copyText(rows);
 }
 
 export function fromRow(row: Selectable<Database['events']>): DomainEvent {

@@ -6,7 +6,7 @@ import type { Db } from '../db/connect.ts';
 import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
 import { DclStage } from './dcl-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
-import type { DomainEvent } from './event-rows.ts';
+import { eventRowsText, type DomainEvent } from './event-rows.ts';
 import type { Progress } from './progress.ts';
 import type { Enrich } from './token-metadata.ts';
 import type { BlockSource } from './sources/source.ts';
@@ -59,6 +59,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
 
   let blocks: BlockRow[] = [];
   let events: DomainEvent[] = [];
+  let eventRows: string[] = [];
+  let transferRows: string[] = [];
   // At most one batch in flight; its failure is kept and thrown by the next flush, so none is ever unhandled.
   let writing: Promise<void> = Promise.resolve();
   let failure: { error: unknown } | undefined;
@@ -68,12 +70,20 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   const flush = async () => {
     rethrow();
     if (!blocks.length) return;
-    const batch = { blocks, events };
+    const batch = { blocks, events, rows: { events: eventRows.join(''), transfers: transferRows.join('') } };
     blocks = [];
     events = [];
-    if (options.enrich) for (const e of await options.enrich(batch.events)) batch.events.push(e);
+    eventRows = [];
+    transferRows = [];
+    if (options.enrich) {
+      const extra = await options.enrich(batch.events);
+      const rows = eventRowsText(extra);
+      for (const e of extra) batch.events.push(e);
+      batch.rows.events += rows.events;
+      batch.rows.transfers += rows.transfers;
+    }
     // Prepared while the previous batch is still being written: only the database work waits for it.
-    const prepared = prepareBatch(batch.blocks, batch.events);
+    const prepared = prepareBatch(batch.blocks, batch.events, batch.rows);
     await writing;
     rethrow();
     writing = writeBatch(db, prepared).then(
@@ -126,6 +136,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
         gapBefore: last ? block.height - last.height - 1 : 0,
       });
       for (const event of block.events) events.push(event);
+      eventRows.push(block.rows.events);
+      transferRows.push(block.rows.transfers);
       last = { height: block.height, hash: block.hash };
       if (blocks.length >= limits.maxBlocks || events.length >= limits.maxEvents) await flush();
     }

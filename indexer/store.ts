@@ -4,10 +4,10 @@
 import type { Kysely } from 'kysely';
 import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
-import { copyRows, copyText } from '../db/copy.ts';
+import { copyRows } from '../db/copy.ts';
 import { NOTIFY_CHANNEL } from '../db/notify.ts';
 import type { Database } from '../db/schema.ts';
-import { compareEvents, EVENT_COLUMNS, eventRow, type DomainEvent } from './event-rows.ts';
+import { compareEvents, EVENT_COLUMNS, eventRow, eventRowsText, transfersText, type DomainEvent } from './event-rows.ts';
 import { applyMarketChanges, prepareMarketChanges, type MarketChanges } from './projections/market.ts';
 import { applyPoolChanges, preparePoolChanges, type PoolChanges } from './projections/pools.ts';
 import { applyTokenChanges, prepareTokenChanges, type TokenChanges } from './projections/tokens.ts';
@@ -49,10 +49,14 @@ export interface ProjectionChanges {
   market: MarketChanges;
 }
 
-/** Every projection's changes for events of whole blocks. Pure: it can run while another batch is written. */
-export function prepareProjections(events: DomainEvent[]): ProjectionChanges {
+/**
+ * Every projection's changes for events of whole blocks, with their `transfers` rows rendered already (where the
+ * blocks were decoded) or here. Pure: it can run while another batch is written.
+ */
+export function prepareProjections(events: DomainEvent[], transfers = transfersText(events)): ProjectionChanges {
+  // Each decoded block comes sorted, so this is a merge of sorted runs.
   events.sort(compareEvents);
-  return { tokens: prepareTokenChanges(events), pools: preparePoolChanges(events), market: prepareMarketChanges(events) };
+  return { tokens: prepareTokenChanges(events, transfers), pools: preparePoolChanges(events), market: prepareMarketChanges(events) };
 }
 
 /** Applies prepared changes; returns what changed, for the NOTIFY (tokens: touched by transfers or metadata, or
@@ -90,8 +94,9 @@ export interface PreparedBatch {
   changes: ProjectionChanges;
 }
 
-export function prepareBatch(blocks: readonly BlockRow[], events: DomainEvent[]): PreparedBatch {
-  return { blocks, events: copyText(events.map(eventRow)), changes: prepareProjections(events) };
+/** `rows`: the COPY text of the events' rows, rendered where they were decoded, or here. */
+export function prepareBatch(blocks: readonly BlockRow[], events: DomainEvent[], rows = eventRowsText(events)): PreparedBatch {
+  return { blocks, events: rows.events, changes: prepareProjections(events, rows.transfers) };
 }
 
 /** One batch, all or nothing: log, projections, checkpoint, NOTIFY. */

@@ -1,7 +1,7 @@
 // The event log's row format, written by hand for speed: it must say exactly what the plain definitions say.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { copyText } from '../db/copy.ts';
+import { copyText } from '../db/copy-text.ts';
 import { eventRow, fromRow, type DomainEvent } from '../indexer/event-rows.ts';
 import { jsonWithBigints } from '../near/units.ts';
 

@@ -15,7 +15,8 @@
 // (open kept, high/low widened, close replaced, volumes and counts added). Batches come in block order, so the
 // merge gives the same rows whatever the batch boundaries, and no history is ever rescanned.
 import type { Tx } from '../../db/connect.ts';
-import { copyRows, type CopyValue } from '../../db/copy.ts';
+import { copyRows } from '../../db/copy.ts';
+import type { CopyValue } from '../../db/copy-text.ts';
 import { sql } from '../../db/kysely.ts';
 import { formatUsd } from './prices.ts';
 

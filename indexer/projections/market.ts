@@ -7,7 +7,7 @@
 // must run before the pool and token projections write this batch's rows. Everything it writes is a function of
 // the log up to each block, so a live run, another batching and a rebuild write the same rows.
 import type { Tx } from '../../db/connect.ts';
-import type { CopyValue } from '../../db/copy.ts';
+import type { CopyValue } from '../../db/copy-text.ts';
 import { sql } from '../../db/kysely.ts';
 import type { DomainEvent } from '../event-rows.ts';
 import { CandleBatch, writeCandles } from './candles.ts';

@@ -2,7 +2,8 @@
 // it), from the DEXes' pool_state events, and `trade_hops` from their swap events. A pure step picks the rows, an
 // I/O step writes them.
 import type { Tx } from '../../db/connect.ts';
-import { copyRows, copyText, type CopyValue } from '../../db/copy.ts';
+import { copyRows } from '../../db/copy.ts';
+import { copyText, type CopyValue } from '../../db/copy-text.ts';
 import { sql } from '../../db/kysely.ts';
 import { jsonWithAmounts, type DomainEvent } from '../event-rows.ts';
 

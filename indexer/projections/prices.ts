@@ -28,7 +28,8 @@
 // The pure engine comes first; the I/O (reading decimals, writing `prices` and `token_market`) is at the end.
 import { findKnownToken } from '../../near/known-tokens.ts';
 import type { Tx } from '../../db/connect.ts';
-import { copyRows, type CopyValue } from '../../db/copy.ts';
+import { copyRows } from '../../db/copy.ts';
+import type { CopyValue } from '../../db/copy-text.ts';
 import { sql } from '../../db/kysely.ts';
 
 /** 1 USD in the fixed-point unit of every stored price and USD figure. */

@@ -5,9 +5,9 @@
 // rebuild from the log write the same rows.
 import { sql } from '../../db/kysely.ts';
 import type { Tx } from '../../db/connect.ts';
-import { copyRows, copyText, type CopyValue } from '../../db/copy.ts';
+import { copyRows } from '../../db/copy.ts';
 import { findKnownToken } from '../../near/known-tokens.ts';
-import type { DomainEvent } from '../event-rows.ts';
+import { TRANSFER_COLUMNS, type DomainEvent } from '../event-rows.ts';
 
 export const NEAR = 'near';
 const NATIVE = { symbol: 'NEAR', name: 'NEAR', decimals: 24, icon: null };
@@ -40,13 +40,9 @@ export interface TokenChanges {
   registrations: { contract: string; account: string; deposit: bigint; height: number }[];
 }
 
-const TRANSFER_COLUMNS = ['block_height', 'receipt_id', 'index', 'timestamp_ms', 'tx_hash', 'token', 'sender', 'receiver', 'amount', 'memo'];
-
-/** What a batch's events (sorted by compareEvents) change in the token projections. Pure. */
-export function prepareTokenChanges(events: readonly DomainEvent[]): TokenChanges {
-  const transfers: CopyValue[][] = [];
-  const transfer = (e: DomainEvent, token: string, sender: string | null, receiver: string | null, amount: bigint, memo: string | null) =>
-    transfers.push([e.blockHeight, e.receiptId, e.index, e.timestampMs, e.txHash, token, sender, receiver, amount, memo]);
+/** What a batch's events (sorted by compareEvents) change in the token projections; `transfers` is their
+ * `transfers` rows as COPY text (event-rows.ts). Pure. */
+export function prepareTokenChanges(events: readonly DomainEvent[], transfers: string): TokenChanges {
   const moves = new Map<string, BalanceMove>();
   const tokens = new Map<string, TokenChange>();
   const registrations = new Map<string, { contract: string; account: string; deposit: bigint; height: number }>();
@@ -69,26 +65,20 @@ export function prepareTokenChanges(events: readonly DomainEvent[]): TokenChange
   for (const e of events) {
     switch (e.kind) {
       case 'ft_transfer':
-        transfer(e, e.contractId, e.from, e.to, e.amount, e.memo);
         move(e.contractId, e.from, e.blockHeight, -e.amount);
         move(e.contractId, e.to, e.blockHeight, e.amount);
         tokenChange(e.contractId, e.blockHeight);
         break;
       case 'ft_mint':
-        transfer(e, e.contractId, null, e.owner, e.amount, null);
         move(e.contractId, e.owner, e.blockHeight, e.amount);
         tokenChange(e.contractId, e.blockHeight).minted += e.amount;
         break;
       case 'ft_burn':
-        transfer(e, e.contractId, e.owner, null, e.amount, null);
         move(e.contractId, e.owner, e.blockHeight, -e.amount);
         tokenChange(e.contractId, e.blockHeight).burned += e.amount;
         break;
       case 'near_transfer':
-        // Refunds from `system` return gas and deposits whose charge no event records: counting them would
-        // credit money that was never debited.
-        if (e.refund) break;
-        transfer(e, NEAR, e.from, e.to, e.amount, null);
+        if (e.refund) break; // see transferRow
         move(NEAR, e.from, e.blockHeight, -e.amount);
         move(NEAR, e.to, e.blockHeight, e.amount);
         tokenChange(NEAR, e.blockHeight);
@@ -109,7 +99,7 @@ export function prepareTokenChanges(events: readonly DomainEvent[]): TokenChange
     }
   }
 
-  return { transfers: copyText(transfers), moves: [...moves.values()], tokens: [...tokens.values()], registrations: [...registrations.values()] };
+  return { transfers, moves: [...moves.values()], tokens: [...tokens.values()], registrations: [...registrations.values()] };
 }
 
 /** Writes prepared changes; returns the tokens touched. */

@@ -4,7 +4,8 @@
 // amount out of the last. Stakes, unstakes, wraps and unwraps are swaps of their DEX ids, so they are trades too.
 // Failed receipts give no swap events (the decoders see to it), so they give no trades.
 import type { Tx } from '../../db/connect.ts';
-import { copyRows, type CopyValue } from '../../db/copy.ts';
+import { copyRows } from '../../db/copy.ts';
+import type { CopyValue } from '../../db/copy-text.ts';
 import type { DomainEvent } from '../event-rows.ts';
 import { formatUsd } from './prices.ts';
 

@@ -1,5 +1,6 @@
 // Turning a raw block into the normalized Block: the one place that parses what the sources read, on whichever
 // thread calls it, and checks that the block holds the height its source announced.
+import { isAscii } from 'node:buffer';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -10,8 +11,10 @@ import type { BlockRange, BlockSource, RawBlock } from './source.ts';
 const gunzipAsync = promisify(gunzip);
 
 export async function readText(file: string): Promise<string> {
-  const data = await readFile(file);
-  return (file.endsWith('.gz') ? await gunzipAsync(data) : data).toString('utf8');
+  const read = await readFile(file);
+  const data = file.endsWith('.gz') ? await gunzipAsync(read) : read;
+  // Block files are nearly always pure ASCII, and then latin1 reads the same text three times faster than UTF-8.
+  return isAscii(data) ? data.toString('latin1') : data.toString('utf8');
 }
 
 function parse(raw: RawBlock): Promise<Block> | Block {

@@ -101,6 +101,20 @@ describe.skipIf(!HAVE_FIXTURES)('files: source', () => {
     expect(heights).toEqual([61321189]);
   });
 
+  it('text beyond ASCII reads as UTF-8 (pure ASCII files take a faster path)', async () => {
+    const dir = tmpDir('utf8');
+    const message = JSON.parse(readFileSync(fixturePath('mainnet/61321189.json'), 'utf8')) as unknown;
+    const log = 'naïve ☃ 𝄞 memo';
+    type Shard = { receiptExecutionOutcomes: { executionOutcome: { outcome: { logs: string[] } } }[] }; // camelCase
+    const outcomes = (message as { shards: Shard[] }).shards.flatMap((s) => s.receiptExecutionOutcomes);
+    expect(outcomes.length).toBeGreaterThan(0);
+    outcomes[0]!.executionOutcome.outcome.logs.push(log);
+    writeFileSync(path.join(dir, '61321189.json'), JSON.stringify(message), 'utf8');
+    const [block] = await drain(filesSource(dir).blocks({}, never));
+    const logs = block!.shards.flatMap((s) => s.receiptOutcomes.flatMap((o) => o.logs));
+    expect(logs).toContain(log);
+  });
+
   it('two files of one height: the block once, from the first path in code-unit order', async () => {
     const real = await drain(filesSource(fixturePath('testnet')).blocks({ from: 190534818, to: 190534818 }, never));
     expect(real).toEqual([loadBlock('testnet/190534818-alt.json')]); // '-' sorts before '.'
