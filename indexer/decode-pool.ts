@@ -13,8 +13,9 @@ export interface DecodePool {
   close(): Promise<void>;
 }
 
-/** One core is left to the main thread (and PostgreSQL, on a small machine). */
-export const defaultWorkers = () => Math.min(4, Math.max(1, availableParallelism() - 1));
+/** One per core, up to 4: the main thread only joins the rows the workers render and runs the projections, and
+ * PostgreSQL's share of the CPU is smaller than decoding's, so a core left to them would mostly idle. */
+export const defaultWorkers = () => Math.min(4, Math.max(1, availableParallelism()));
 
 interface Job {
   resolve(value: DecodedBlock): void;

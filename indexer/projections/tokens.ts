@@ -17,7 +17,9 @@ interface BalanceMove {
   token: string;
   account: string;
   total: bigint;
-  byHeight: Map<number, bigint>;
+  /** The heights that moved it, increasing (events come sorted), and the net move at each. */
+  heights: number[];
+  deltas: bigint[];
 }
 
 interface TokenChange {
@@ -57,9 +59,14 @@ export function prepareTokenChanges(events: readonly DomainEvent[], transfers: s
     if (delta === 0n) return;
     const key = `${token}\u0000${account}`;
     let m = moves.get(key);
-    if (!m) moves.set(key, (m = { token, account, total: 0n, byHeight: new Map() }));
+    if (!m) moves.set(key, (m = { token, account, total: 0n, heights: [], deltas: [] }));
     m.total += delta;
-    m.byHeight.set(height, (m.byHeight.get(height) ?? 0n) + delta);
+    const last = m.heights.length - 1;
+    if (m.heights[last] === height) m.deltas[last]! += delta;
+    else {
+      m.heights.push(height);
+      m.deltas.push(delta);
+    }
   };
 
   for (const e of events) {
@@ -169,12 +176,11 @@ async function upsertTokens(tx: Tx, changes: TokenChange[]) {
  * count changes (an account becomes a holder when its balance turns positive, and stops when it no longer is).
  */
 async function applyBalanceMoves(tx: Tx, moves: BalanceMove[], onHolders: (token: string, delta: number) => void) {
-  const lastHeight = (m: BalanceMove) => Math.max(...m.byHeight.keys());
   // Through a temporary table filled by COPY: PostgreSQL parses no array literals, the upsert is one statement.
   await sql`create temp table if not exists balance_moves (token text, account text, delta numeric, height bigint) on commit delete rows`.execute(tx.kysely);
   // Emptied at commit, but a rebuild applies many chunks in one transaction: start each from empty.
   await sql`truncate balance_moves`.execute(tx.kysely);
-  await copyRows(tx.client, 'balance_moves', ['token', 'account', 'delta', 'height'], moves.map((m) => [m.token, m.account, m.total, lastHeight(m)]));
+  await copyRows(tx.client, 'balance_moves', ['token', 'account', 'delta', 'height'], moves.map((m) => [m.token, m.account, m.total, m.heights.at(-1)!]));
   const result = await sql<{ token: string; account: string; balance: string }>`
     insert into balances as b (token, account, balance, updated_height)
     select token, account, delta, height from balance_moves
@@ -187,9 +193,9 @@ async function applyBalanceMoves(tx: Tx, moves: BalanceMove[], onHolders: (token
     const end = after.get(`${m.token}\u0000${m.account}`)!;
     let running = end - m.total;
     const start = running;
-    for (const height of [...m.byHeight.keys()].sort((a, b) => a - b)) {
-      running += m.byHeight.get(height)!;
-      history.push([m.token, m.account, height, running]);
+    for (let i = 0; i < m.heights.length; i++) {
+      running += m.deltas[i]!;
+      history.push([m.token, m.account, m.heights[i]!, running]);
     }
     if (start <= 0n && end > 0n) onHolders(m.token, 1);
     if (start > 0n && end <= 0n) onHolders(m.token, -1);
