@@ -23,17 +23,20 @@ interface SendOptions {
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, { status, json, cacheControl: control, credits, answer }: SendOptions): FastifyReply {
-  const encoding = Buffer.byteLength(json) >= COMPRESS_MIN_BYTES ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
+  // A cached answer's bytes are made once: measuring or encoding a large body again on every request costs more
+  // than the rest of the request.
+  const bytes = answer ? (answer.utf8 ??= Buffer.from(json)) : Buffer.from(json);
+  const encoding = bytes.length >= COMPRESS_MIN_BYTES ? chooseEncoding(request.headers['accept-encoding']) : 'identity';
   reply
     .code(status)
     .header('content-type', 'application/json; charset=utf-8')
     .header('cache-control', control)
     .header('x-credits-used', String(credits))
     .header('vary', 'Accept-Encoding');
-  if (encoding === 'identity') return reply.send(answer ? (answer.utf8 ??= Buffer.from(json)) : json);
+  if (encoding === 'identity') return reply.send(bytes);
   reply.header('content-encoding', encoding);
-  if (!answer) return reply.send(compressBody(Buffer.from(json), encoding));
-  return reply.send((answer.compressed[encoding] ??= compressBody(Buffer.from(json), encoding)));
+  if (!answer) return reply.send(compressBody(bytes, encoding));
+  return reply.send((answer.compressed[encoding] ??= compressBody(bytes, encoding)));
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
