@@ -80,7 +80,7 @@ function readHeight(f: Found, signal: AbortSignal): Promise<number> {
   type Header = { header?: { height?: unknown } } | null | undefined;
   return naming(f.path, signal, async () => {
     const file = f.kind === 'lake' ? path.join(f.path, 'block.json') : f.path;
-    const json = JSON.parse(await readText(file)) as Header & { block?: Header };
+    const json = JSON.parse(readText(file)) as Header & { block?: Header };
     // A Lake block.json is the block itself; a combined message holds it under `block`.
     const height = (f.kind === 'lake' ? json : json?.block)?.header?.height;
     if (typeof height === 'number' && Number.isSafeInteger(height)) return height;

@@ -1,36 +1,35 @@
 // Turning a raw block into the normalized Block: the one place that parses what the sources read, on whichever
 // thread calls it, and checks that the block holds the height its source announced.
 import { isAscii } from 'node:buffer';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { normalizeLakeLayout, normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import type { BlockRange, BlockSource, RawBlock } from './source.ts';
 
-const gunzipAsync = promisify(gunzip);
-
-export async function readText(file: string): Promise<string> {
-  const read = await readFile(file);
-  const data = file.endsWith('.gz') ? await gunzipAsync(read) : read;
+/** A block file's text. Synchronous on purpose: it runs where the text is parsed next, and the parse holds the thread
+ * far longer than the read (from the page cache, one read of the whole file is 3x faster than fs/promises'
+ * readFile, which reads 512 KiB at a time). */
+export function readText(file: string): string {
+  const read = readFileSync(file);
+  const data = file.endsWith('.gz') ? gunzipSync(read) : read;
   // Block files are nearly always pure ASCII, and then latin1 reads the same text three times faster than UTF-8.
   return isAscii(data) ? data.toString('latin1') : data.toString('utf8');
 }
 
-function parse(raw: RawBlock): Promise<Block> | Block {
+function parse(raw: RawBlock): Block {
   switch (raw.kind) {
     case 'message':
       return normalizeStreamerMessage(JSON.parse(raw.text));
     case 'message-file':
-      return readText(raw.path).then((text) => normalizeStreamerMessage(JSON.parse(text)));
+      return normalizeStreamerMessage(JSON.parse(readText(raw.path)));
     case 'lake':
       return normalizeLakeLayout(raw.block, raw.shards.map((text) => JSON.parse(text)));
-    case 'lake-dir':
-      return (async () => {
-        const shardFiles = (await readdir(raw.path)).filter((n) => /^shard_\d+\.json$/.test(n));
-        const [block, ...shards] = await Promise.all(['block.json', ...shardFiles].map((n) => readText(path.join(raw.path, n))));
-        return normalizeLakeLayout(JSON.parse(block!), shards.map((text) => JSON.parse(text)));
-      })();
+    case 'lake-dir': {
+      const shardFiles = readdirSync(raw.path).filter((n) => /^shard_\d+\.json$/.test(n));
+      const [block, ...shards] = ['block.json', ...shardFiles].map((n) => JSON.parse(readText(path.join(raw.path, n))));
+      return normalizeLakeLayout(block, shards);
+    }
   }
 }
 
@@ -42,7 +41,7 @@ export function describeRaw(raw: RawBlock): string {
 export async function loadRawBlock(raw: RawBlock): Promise<Block> {
   let block: Block;
   try {
-    block = await parse(raw);
+    block = parse(raw);
   } catch (error) {
     throw new Error(`${describeRaw(raw)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
