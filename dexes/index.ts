@@ -13,11 +13,15 @@ import { decodeWrap } from './wrap/decode.ts';
 import type { AmmAEvent } from './amm-a/events.ts';
 import type { DexContracts } from './contracts.ts';
 import type { DexEvent, DexId } from './events.ts';
+import type { StakeANslpEvent } from './stake-a/events.ts';
+
+/** The shared vocabulary and the events some DEXes add to it. */
+export type DecodedDexEvent = DexEvent | AmmAEvent | StakeANslpEvent;
 
 export interface DexDecoder {
   id: DexId;
   /** Block -> this DEX's events, numbered per receipt from 0. Pure. */
-  decode(block: Block, contracts: DexContracts): Array<DexEvent | AmmAEvent>;
+  decode(block: Block, contracts: DexContracts): DecodedDexEvent[];
 }
 
 export const DEX_DECODERS: readonly DexDecoder[] = [

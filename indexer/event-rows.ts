@@ -1,20 +1,19 @@
 // Domain events <-> rows of the `events` log. The row keeps the key and base fields in columns and the rest as
 // a JSON payload with amounts as decimal strings; reading a row back gives the same event, bigint and all.
-import type { AmmAEvent } from '../dexes/amm-a/events.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
 import { jsonWithBigints } from '../near/units.ts';
-import type { DexEvent } from '../dexes/events.ts';
+import type { DecodedDexEvent } from '../dexes/index.ts';
 import type { CoreEvent } from '../near/events.ts';
 import type { Database } from '../db/schema.ts';
 import type { Selectable } from 'kysely';
 import { copyText, type CopyValue } from '../db/copy-text.ts';
 
-export type DomainEvent = CoreEvent | AmmAEvent | DexEvent;
+export type DomainEvent = CoreEvent | DecodedDexEvent;
 
 const BASE = new Set(['blockHeight', 'timestampMs', 'receiptId', 'txHash', 'index', 'kind']);
 /** Top-level payload fields that hold amounts (or arrays of amounts), read back as bigint. Amounts nested deeper
  * (a pool's state) stay decimal strings: the projections copy them as they are. */
-const AMOUNTS = new Set(['amount', 'deposit', 'amountIn', 'amountOut', 'totalFee', 'adminFee', 'amounts', 'shares']);
+const AMOUNTS = new Set(['amount', 'deposit', 'amountIn', 'amountOut', 'totalFee', 'adminFee', 'amounts', 'shares', 'available', 'delta']);
 
 /** JSON with every bigint, at any depth, as a decimal string. */
 export const jsonWithAmounts = jsonWithBigints;

@@ -8,6 +8,7 @@ import * as tradeHops from './0004_trade_hops.ts';
 import * as tradesPricesCandles from './0005_trades_prices_candles.ts';
 import * as tradeReceipts from './0006_trade_receipts.ts';
 import * as ratesIndex from './0007_rates_index.ts';
+import * as nslpIndex from './0008_nslp_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -17,4 +18,5 @@ export const migrations: Record<string, Migration> = {
   '0005_trades_prices_candles': tradesPricesCandles,
   '0006_trade_receipts': tradeReceipts,
   '0007_rates_index': ratesIndex,
+  '0008_nslp_index': nslpIndex,
 };

@@ -147,6 +147,12 @@ export class BorshWriter {
     return this.push(Uint8Array.of(v));
   }
 
+  u16(v: number): this {
+    const b = new Uint8Array(2);
+    new DataView(b.buffer).setUint16(0, v, true);
+    return this.push(b);
+  }
+
   u32(v: number): this {
     const b = new Uint8Array(4);
     new DataView(b.buffer).setUint32(0, v, true);

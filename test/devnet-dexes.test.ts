@@ -8,7 +8,8 @@ import { decodeAmmC } from '../dexes/amm-c/decode.ts';
 import { decodeAmmDclA } from '../dexes/amm-dcl-a/decode.ts';
 import { newDclPoolBook, type DclPoolState } from '../dexes/amm-dcl-a/state.ts';
 import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
-import type { DexEvent, DexId, LiquidityEvent, SwapEvent } from '../dexes/events.ts';
+import type { DexId, LiquidityEvent, SwapEvent } from '../dexes/events.ts';
+import type { DecodedDexEvent } from '../dexes/index.ts';
 import { decodeLaunch } from '../dexes/launch/decode.ts';
 import type { LaunchPoolStateEvent } from '../dexes/launch/events.ts';
 import { normalizeStreamerMessage, type Block } from '../near/block.ts';
@@ -53,13 +54,13 @@ function seal(world: World): { block: Block; hops: TruthTrade[] } {
   return { block, hops: (world.trades ?? []).filter((t) => t.height === height) };
 }
 
-const swapsOf = (events: DexEvent[]) => events.filter((e): e is SwapEvent => e.kind === 'swap');
+const swapsOf = (events: readonly DecodedDexEvent[]) => events.filter((e): e is SwapEvent => e.kind === 'swap');
 const outcomesOf = (block: Block, executor: string) => block.shards.flatMap((s) => s.receiptOutcomes).filter((o) => o.executorId === executor);
 const asHop = (e: SwapEvent) => ({ receiptId: e.receiptId, poolId: e.poolId === null ? null : String(e.poolId), trader: e.trader, tokenIn: e.tokenIn, tokenOut: e.tokenOut, amountIn: e.amountIn, amountOut: e.amountOut });
 const truthHop = (t: TruthTrade) => ({ receiptId: t.receiptId, poolId: t.poolId, trader: t.trader, tokenIn: t.tokenIn, tokenOut: t.tokenOut, amountIn: t.amountIn, amountOut: t.amountOut });
 
 /** Runs the seeded devnet and compares, block by block, `dex`'s decoded hops with the recorded ones. */
-function seededRun(dex: DexId, decode: (block: Block) => DexEvent[], blocks: number) {
+function seededRun(dex: DexId, decode: (block: Block) => readonly DecodedDexEvent[], blocks: number) {
   const devnet = new Devnet({ recordTrades: true });
   const mismatches: number[] = [];
   const hops: TruthTrade[] = [];
@@ -402,7 +403,7 @@ describe('AmmDclA', () => {
 // Each world below is a bare one with the model's genesis: the amounts after it are the models' genesis constants
 // (stake-a.ts, stake-linear.ts, stake-c.ts, quote-a.ts), so every figure here is worked out by hand.
 
-const stateOf = (events: DexEvent[]) => events.filter((e): e is PoolStateEvent => e.kind === 'pool_state').map((e) => [e.poolId, e.state.amounts, e.source]);
+const stateOf = (events: readonly DecodedDexEvent[]) => events.filter((e): e is PoolStateEvent => e.kind === 'pool_state').map((e) => [e.poolId, e.state.amounts, e.source]);
 
 describe('devnet StakeA (Meta Pool) model', () => {
   /** Genesis: NSLP liquidity 15,000 NEAR (the treasury is new: 0.00125 NEAR kept), the treasury stakes 100,000
@@ -461,6 +462,25 @@ describe('devnet StakeA (Meta Pool) model', () => {
     expect(outcomesOf(third.block, C.StakeA)[0]!.logs).toContain(`NSLP clearing ${3_997n * 10n ** 21n} ${4_996_250n * 10n ** 18n}`);
     expect(stateOf(thirdEvents)).toEqual([[C.StakeA, [125_015_001_250n * 10n ** 18n, 100_012_001n * 10n ** 21n], 'storage']]);
     expect(model.reserves()).toEqual(new Map([[C.StakeA, [125_015_001_250n * 10n ** 18n, 100_012_001n * 10n ** 21n]]]));
+  });
+
+  it('the liquid-unstake pool\'s NEAR folded from the blocks\' nslp events is the model\'s, block by block', () => {
+    const { world, model, genesis } = setUp();
+    // The latest figure, moved by the deltas after it (what the router reads).
+    let nslp: bigint | null = null;
+    const fold = (block: Block) => {
+      for (const e of decodeStakeA(block, C)) if (e.kind === 'nslp') nslp = e.available ?? (nslp === null ? null : nslp + e.delta);
+      return nslp;
+    };
+    // Genesis: `new` (an empty pool), then 15,000 NEAR added by a new account (0.00125 NEAR kept for storage).
+    expect(fold(genesis.block)).toBe(14_999_998_750n * 10n ** 18n);
+    model.stake(world, ALICE, 10n * NEAR); // the pool holds no stNEAR yet: no clearing, no move
+    expect(fold(seal(world).block)).toBe(14_999_998_750n * 10n ** 18n);
+    model.liquidUnstake(world, ALICE, 4n * NEAR, 4n * NEAR); // pays 4.9875 NEAR (above)
+    expect(fold(seal(world).block)).toBe(14_995_011_250n * 10n ** 18n);
+    model.stake(world, BOB, 10n * NEAR); // clears the pool's 3.997 stNEAR for 4.99625 NEAR (above)
+    expect(fold(seal(world).block)).toBe(15_000_007_500n * 10n ** 18n);
+    expect(model.nslpAvailable()).toBe(15_000_007_500n * 10n ** 18n);
   });
 
   it('failed actions decode to nothing: a liquid unstake below its minimum (logs kept), a deposit below 1 NEAR', () => {

@@ -10,6 +10,11 @@ import { ingest } from '../indexer/pipeline.ts';
 import { Devnet } from '../indexer/sources/devnet/devnet.ts';
 import { devnetSource } from '../indexer/sources/devnet/source.ts';
 import { filesSource } from '../indexer/sources/files.ts';
+import { META_POOL_NSLP, StakeADevnet } from '../indexer/sources/devnet/stake-a.ts';
+import { metaPoolDiscountBps } from '../dexes/stake-a/math.ts';
+import { RoutingGraph } from '../api/routing/graph.ts';
+import { hopsOfPool } from '../api/routing/hops.ts';
+import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
 import { runDexlake } from './harness/cli.ts';
 import { createMigratedDb } from './harness/db.ts';
 
@@ -118,6 +123,29 @@ describe(`devnet round trip over ${BLOCKS} blocks`, () => {
       const truth = new Map([...dex.reserves()].map(([id, amounts]) => [id, amounts.map(String)]));
       expect(stored, dex.id).toEqual(truth);
     }
+  });
+});
+
+describe(`Meta Pool's liquid unstake over ${BLOCKS} devnet blocks`, () => {
+  it("the router's liquidity-pool figure is the simulator's, and its quote is what liquid_unstake pays there", async () => {
+    const devnet = new Devnet();
+    for (let i = 0; i < BLOCKS; i++) devnet.next();
+    const model = devnet.dexes.find((d): d is StakeADevnet => d instanceof StakeADevnet)!;
+    const db = await createMigratedDb();
+    await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), to: BLOCKS, signal: never });
+    const graph = new RoutingGraph(db);
+    await graph.loadAll();
+    expect(graph.metaPoolNslp).toBe(model.nslpAvailable());
+    // The devnet's liquid unstakes leave the pool below its 10,000 NEAR target now and then: amounts up to the
+    // whole pool cross the fee curve's three parts.
+    const [unstake] = hopsOfPool(graph.poolsOf('StakeA')[0]!, { contracts: MAINNET_CONTRACTS, registrations: null, metaPoolNslp: graph.metaPoolNslp }).filter((h) => h.tokenOut === 'near');
+    const rates = new Set<number>();
+    for (const st of [10n ** 18n, 10n ** 24n, 3_000n * 10n ** 24n, 9_000n * 10n ** 24n, model.nslpAvailable(), 2n * model.nslpAvailable()]) {
+      const quote = model.liquidUnstakeQuote(st);
+      expect(unstake!.out(st), String(st)).toBe(quote.amountOut > model.nslpAvailable() ? null : quote.amountOut);
+      rates.add(metaPoolDiscountBps({ nslpAvailable: model.nslpAvailable(), ...META_POOL_NSLP }, quote.nears));
+    }
+    expect([...rates].some((bps) => bps > 25 && bps < 180) && rates.has(25) && rates.has(180), [...rates].join()).toBe(true);
   });
 });
 

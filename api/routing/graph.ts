@@ -40,6 +40,7 @@ const AMOUNT_FIELDS = new Set([
   'targetAmpFactor',
   'initAmpTime',
   'stopAmpTime',
+  'nslpLiquidityTarget',
 ]);
 
 function reviveAmount(value: unknown): unknown {
@@ -121,6 +122,8 @@ export class RoutingGraph {
   nowNs: bigint | null = null;
   /** AmmA's rated-token rates from the latest `rates` event; null until one is indexed (no rated pool routes). */
   ammARates: ReadonlyMap<string, TokenRate> | null = null;
+  /** The NEAR of Meta Pool's liquid-unstake pool (StakeA `nslp` events); null until a liquid unstake logged it. */
+  metaPoolNslp: bigint | null = null;
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
   /** The next notification step, queued and not started yet: later notifications merge into it. */
@@ -155,6 +158,7 @@ export class RoutingGraph {
       this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
       this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
       this.readTimeAndRates(),
+      this.readMetaPoolNslp(),
     ]);
     this.pools.clear();
     for (const row of pools) this.putPool(row);
@@ -204,6 +208,8 @@ export class RoutingGraph {
     // New rates move every rated pool's quotes, though no pool was written: they count as changed.
     const changed = new Set(keys);
     if (await this.readTimeAndRates()) for (const [key, pool] of this.pools) if (pool.dex === 'AmmA' && pool.state.kind === 'rated') changed.add(key);
+    // Whatever moves Meta Pool's liquid-unstake pool also writes its STATE, so names the StakeA pool.
+    if (wanted.some((w) => w.dex === 'StakeA')) await this.readMetaPoolNslp();
     if (tokenIds.length) {
       const [tokens, market] = await Promise.all([
         this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
@@ -328,6 +334,20 @@ export class RoutingGraph {
     const before = this.ammARates;
     this.ammARates = ratesFromPayload(rates.payload);
     return before === null || jsonWithBigints([...before]) !== jsonWithBigints([...this.ammARates]);
+  }
+
+  /** The latest `nslp` figure plus the moves of the blocks after it (the event's own fold, events.ts of StakeA). */
+  private async readMetaPoolNslp(): Promise<void> {
+    // events_nslp (migration 0008) serves both the backward scan for the figure and the range of moves after it.
+    const { rows } = await sql<{ available: string }>`
+      with figure as (
+        select block_height, (payload->>'available')::numeric as available from events
+        where kind = 'nslp' and payload->>'available' is not null
+        order by block_height desc, receipt_id desc, index desc limit 1)
+      select (f.available + coalesce(
+        (select sum((e.payload->>'delta')::numeric) from events e where e.kind = 'nslp' and e.block_height > f.block_height), 0))::text as available
+      from figure f`.execute(this.db.kysely);
+    this.metaPoolNslp = rows[0] === undefined ? null : BigInt(rows[0].available);
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {

@@ -13,7 +13,7 @@ import type { DexContracts } from '../../dexes/contracts.ts';
 import type { DexId } from '../../dexes/events.ts';
 import { launchQuoteExactIn, launchQuoteExactOut } from '../../dexes/launch/math.ts';
 import type { LaunchPoolState } from '../../dexes/launch/events.ts';
-import { metaPoolStakeIn, metaPoolStakeOut } from '../../dexes/stake-a/math.ts';
+import { metaPoolLiquidUnstakeOut, metaPoolStakeIn, metaPoolStakeOut } from '../../dexes/stake-a/math.ts';
 import { linearStakeIn, linearStakeOut } from '../../dexes/stake-b/math.ts';
 import { xrheaStakeIn, xrheaStakeOut } from '../../dexes/stake-c/math.ts';
 import { rnearStakeIn, rnearStakeOut } from '../../dexes/stake-d/math.ts';
@@ -46,6 +46,9 @@ export interface HopContext {
   /** AmmA's rated-token rates (`custom_rate_key`, the latest `rates` event); a token without an entry has rate
    * 10^24. Absent or null: rated pools are not routed (their rates are unknown). */
   ammARates?: ReadonlyMap<string, TokenRate> | null;
+  /** The NEAR of Meta Pool's liquid-unstake pool (the `nslp` events). Absent or null: StakeA's liquid unstake is
+   * not routed (its fee is unknown). */
+  metaPoolNslp?: bigint | null;
 }
 
 const positive = (v: bigint | null | undefined): bigint | null => (v === null || v === undefined || v <= 0n ? null : v);
@@ -206,10 +209,10 @@ function launchHops(pool: RoutingPool): Hop[] {
 }
 
 /**
- * Stakes at the indexed rate: underlying -> staked token only. StakeA's liquid unstake is not routed: its fee
- * depends on the NEAR/stNEAR liquidity pool, which the decoder does not read (dexes/stake-a/README.md), so no exact
- * quote exists for it. Meta Pool charges a new account's storage out of the deposit: with a trader whose
- * registration is not indexed, that is counted.
+ * Stakes at the indexed rate: underlying -> staked token, exact in and out. Meta Pool charges a new account's storage
+ * out of the deposit: with a trader whose registration is not indexed, that is counted. The way back is a delayed
+ * unstake everywhere but at Meta Pool, whose liquid unstake (stNEAR -> NEAR, exact in only: its fee steps up with the
+ * amount) is routed once the pool's NEAR (`ctx.metaPoolNslp`) and the fee curve of its STATE are known.
  */
 function stakeHops(pool: RoutingPool, ctx: HopContext): Hop[] {
   const state = pool.state as unknown as StakeRateState;
@@ -238,17 +241,36 @@ function stakeHops(pool: RoutingPool, ctx: HopContext): Hop[] {
       out = (a) => rnearStakeOut(state, a);
       inFor = (b) => rnearStakeIn(state, b);
   }
-  return [
-    {
-      dex: pool.dex,
-      poolId: pool.poolId,
-      tokenIn: underlying,
-      tokenOut: staked,
-      out: (a) => positive(out(a)),
-      in: (b) => positive(inFor(b)),
-      spot: { numerator: shares, denominator: total },
-    },
-  ];
+  const stake: Hop = {
+    dex: pool.dex,
+    poolId: pool.poolId,
+    tokenIn: underlying,
+    tokenOut: staked,
+    out: (a) => positive(out(a)),
+    in: (b) => positive(inFor(b)),
+    spot: { numerator: shares, denominator: total },
+  };
+  const unstake = pool.dex === 'StakeA' ? metaPoolLiquidUnstakeHop(pool, state, ctx) : null;
+  return unstake === null ? [stake] : [stake, unstake];
+}
+
+/** Meta Pool's liquid unstake, staked -> underlying, or null while its pool's NEAR or fee curve is unknown. */
+function metaPoolLiquidUnstakeHop(pool: RoutingPool, state: StakeRateState, ctx: HopContext): Hop | null {
+  const { nslpLiquidityTarget: liquidityTarget, nslpMinDiscountBps: minDiscountBps, nslpMaxDiscountBps: maxDiscountBps } = pool.state;
+  const nslpAvailable = ctx.metaPoolNslp;
+  if (nslpAvailable === undefined || nslpAvailable === null || typeof liquidityTarget !== 'bigint') return null;
+  if (!Number.isInteger(minDiscountBps) || !Number.isInteger(maxDiscountBps)) return null;
+  const params = { nslpAvailable, liquidityTarget, minDiscountBps: minDiscountBps as number, maxDiscountBps: maxDiscountBps as number };
+  const [underlying, staked] = state.tokens;
+  const [total, shares] = state.amounts;
+  return {
+    dex: pool.dex,
+    poolId: pool.poolId,
+    tokenIn: staked,
+    tokenOut: underlying,
+    out: (a) => positive(metaPoolLiquidUnstakeOut(state, a, params)?.amountOut),
+    spot: { numerator: total, denominator: shares },
+  };
 }
 
 /** Wrap's one hop between two token ids (`near` <-> wNEAR, X <-> `inner-nep141:X`), 1:1, or null. */

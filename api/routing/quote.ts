@@ -8,6 +8,7 @@ import type { DexContracts } from '../../dexes/contracts.ts';
 import type { DexId } from '../../dexes/events.ts';
 import { launchCalls } from '../../dexes/launch/instructions.ts';
 import { intentsDepositCall, intentsMessage } from '../../dexes/quote-a/instructions.ts';
+import { liquidUnstakeCalls } from '../../dexes/stake-a/instructions.ts';
 import { depositAndStakeCalls } from '../../dexes/stake/instructions.ts';
 import { xrheaStakeCalls } from '../../dexes/stake-c/instructions.ts';
 import { storageDepositCall, tgas, type FunctionCallStep } from '../../dexes/instructions.ts';
@@ -297,6 +298,8 @@ function mainCalls(
     case 'StakeC':
       return xrheaStakeCalls(first.tokenIn, first.poolId, a.sent);
     case 'StakeA':
+      // The pool id is the stNEAR contract: selling it is the liquid unstake.
+      return first.tokenIn === first.poolId ? liquidUnstakeCalls(first.poolId, a.sent, a.wanted) : depositAndStakeCalls(first.poolId, a.sent);
     case 'StakeB':
     case 'StakeD':
       return depositAndStakeCalls(first.poolId, a.sent);

@@ -203,7 +203,7 @@ export class Router {
   private async routeNow(query: RouteQuery): Promise<QuoteJson[]> {
     const relay = this.quoteA(query);
     const registrations = query.traderAccountId === null ? null : await this.graph.registrationsOf(query.traderAccountId);
-    const ctx = { contracts: this.contracts, registrations, nowNs: this.graph.nowNs, ammARates: this.graph.ammARates };
+    const ctx = { contracts: this.contracts, registrations, nowNs: this.graph.nowNs, ammARates: this.graph.ammARates, metaPoolNslp: this.graph.metaPoolNslp };
     const routes: DexRoute[] = [];
     for (const dex of query.dexes) {
       const route = this.bestRoute(dex, query, ctx);

@@ -4,8 +4,8 @@
 //   liquid unstake: nears = floor(st·N / S), bp = discount(nslp, nears),         (`amount_from_shares`,
 //                   fee = floor(bp·nears / 10000), out = nears − fee              `internal_get_discount_basis_points`,
 //                                                                                  `apply_pct`)
-// The liquid-unstake fee depends on the NEAR/stNEAR liquidity pool (NSLP) and three contract parameters that the
-// decoder does not read (see README.md): the caller passes them.
+// The liquid-unstake fee depends on the NEAR/stNEAR liquidity pool (NSLP): its available NEAR (followed from the logs,
+// decode.ts) and the fee curve (STATE, state.ts); the caller passes them.
 import {
   type StakeRateState,
   assertAmount,
@@ -40,15 +40,19 @@ export function metaPoolStakeAfter(state: StakeRateState, amountIn: bigint): Sta
   return withAmounts(state, n + amountIn, s + shares);
 }
 
-/** The NSLP figures the liquid-unstake fee depends on. */
-export interface MetaPoolLiquidityParams {
-  /** NEAR available in the liquidity pool (the `..NSLP..` account's `available`). */
-  nslpAvailable: bigint;
+/** The liquid-unstake fee curve: three fields of the contract's `STATE` (state.ts reads them). */
+export interface MetaPoolFeeCurve {
   /** `nslp_liquidity_target`: at or above it after the swap, the fee is the minimum. */
   liquidityTarget: bigint;
   /** `nslp_min_discount_basis_points`, `nslp_max_discount_basis_points`. */
   minDiscountBps: number;
   maxDiscountBps: number;
+}
+
+/** The NSLP figures the liquid-unstake fee depends on. */
+export interface MetaPoolLiquidityParams extends MetaPoolFeeCurve {
+  /** NEAR available in the liquidity pool (the `..NSLP..` account's `available`). */
+  nslpAvailable: bigint;
 }
 
 /**

@@ -24,8 +24,8 @@ export interface StakeSwap {
  * Collects one stake DEX's events of a block, numbered per receipt from 0 in the order they are added. The pool of
  * a stake DEX is its staking contract: poolId = contractId.
  */
-export class StakeEventSink {
-  readonly events: DexEvent[] = [];
+export class StakeEventSink<E = never> {
+  readonly events: (DexEvent | E)[] = [];
   private readonly nextIndex = new Map<string, number>();
 
   constructor(
@@ -34,7 +34,8 @@ export class StakeEventSink {
     readonly contractId: string,
   ) {}
 
-  private base(receiptId: string, txHash: string | null): EventBase {
+  /** The next event's key fields in `receiptId` (a DEX's own events take theirs here too). */
+  base(receiptId: string, txHash: string | null): EventBase {
     const index = this.nextIndex.get(receiptId) ?? 0;
     this.nextIndex.set(receiptId, index + 1);
     return { blockHeight: this.block.height, timestampMs: this.block.timestampMs, receiptId, txHash, index };

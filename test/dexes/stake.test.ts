@@ -10,7 +10,9 @@ import { BorshWriter } from '../../near/borsh.ts';
 import { blockView, dataChange, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import type { DexEvent, PoolStateEvent, SwapEvent } from '../../dexes/events.ts';
+import type { DecodedDexEvent } from '../../dexes/index.ts';
 import { decodeStakeA } from '../../dexes/stake-a/decode.ts';
+import type { StakeANslpEvent } from '../../dexes/stake-a/events.ts';
 import {
   META_POOL_STORAGE_COST,
   metaPoolDiscountBps,
@@ -77,6 +79,10 @@ const base = (receiptId: string, index: number) => ({ blockHeight: HEIGHT, times
 
 function stakeSwap(dex: SwapEvent['dex'], contractId: string, receiptId: string, index: number, s: Pick<SwapEvent, 'trader' | 'tokenIn' | 'tokenOut' | 'amountIn' | 'amountOut'> & Partial<Pick<SwapEvent, 'totalFee' | 'adminFee'>>): SwapEvent {
   return { ...base(receiptId, index), kind: 'swap', dex, contractId, poolId: contractId, totalFee: null, adminFee: null, ...s };
+}
+
+function nslpEvent(receiptId: string, index: number, available: bigint | null, delta: bigint): StakeANslpEvent {
+  return { ...base(receiptId, index), kind: 'nslp', dex: 'StakeA', contractId: 'meta-pool.near', available, delta };
 }
 
 function rateEvent(dex: PoolStateEvent['dex'], contractId: string, receiptId: string, index: number, amounts: [bigint, bigint], rateOrigin: string, source: 'event' | 'storage'): PoolStateEvent<StakeRateState> {
@@ -194,14 +200,39 @@ describe('StakeD (rNEAR) on hand-built blocks', () => {
 const MP_STATE = stakeRateState('near', 'meta-pool.near', 125n * 10n ** 27n, 100n * 10n ** 27n, 'test');
 
 function metaPoolStateValue(totalForStaking: bigint, totalShares: bigint, owner = 'meta-pool-dao.sputnik-dao.near'): Uint8Array {
+  return metaPoolStatePrefix(totalForStaking, totalShares, owner).u128(0n).bytes();
+}
+
+function metaPoolStatePrefix(totalForStaking: bigint, totalShares: bigint, owner = 'meta-pool-dao.sputnik-dao.near'): BorshWriter {
   const w = new BorshWriter().string(owner).u8(0).u8(0);
   for (let i = 0; i < 5; i++) w.u128(BigInt(i + 1)); // contract_account_balance .. epoch_unstake_orders
   return w
     .u64(7n) // epoch_last_clearing
     .u128(totalForStaking)
     .u128(99n) // total_actually_staked
-    .u128(totalShares)
-    .u128(0n)
+    .u128(totalShares);
+}
+
+/** The whole v2.0.0 layout down to the fee curve (stake-a/state.ts), with two staking pools and some of what follows. */
+function metaPoolFullStateValue(totalForStaking: bigint, totalShares: bigint, curve: { target: bigint; max: number; min: number }): Uint8Array {
+  const pool = (w: BorshWriter, id: string) => w.string(id).u16(5_000).u8(0).u128(7n * NEAR).u128(1n).u64(1_234n).u64(1_300n);
+  return metaPoolStatePrefix(totalForStaking, totalShares)
+    .u128(1n) // total_meta
+    .u128(2n) // total_unstaked_and_waiting
+    .u128(3n) // total_unstake_claims
+    .u128(4n) // accumulated_staked_rewards
+    .bytesVec(Buffer.from('Ai'))
+    .u64(12_345n)
+    .bytesVec(Buffer.from('Ak'))
+    .u64(12_345n)
+    .bytesVec(Buffer.from('Av'))
+    .vec(['a.poolv1.near', 'b.pool.near'], pool)
+    .bytesVec(Buffer.from('L'))
+    .u128(curve.target)
+    .u16(curve.max)
+    .u16(curve.min)
+    .u16(30) // staker_meta_mult_pct: what follows is not read
+    .u128(NEAR)
     .bytes();
 }
 
@@ -245,23 +276,64 @@ describe('StakeA (Meta Pool) on hand-built blocks', () => {
         adminFee: 750n * 10n ** 18n,
       }),
       rateEvent('StakeA', 'meta-pool.near', 'a2', 1, [125n * 10n ** 27n, 100n * 10n ** 27n], 'STATE: total_for_staking / total_stake_shares', 'storage'),
+      // The pool held 100 000 NEAR (the discount line) and paid 1.246875 NEAR (LIQ.U): 99 998.753125 NEAR after.
+      nslpEvent('a2', 2, 99_998_753_125n * 10n ** 18n, -1_246_875n * 10n ** 18n),
     ]);
   });
 
-  it('no rate without a STATE write that decodes (its logs never state the rate)', () => {
-    expect(decodeStakeA(blockOf(calls), C).map((e) => e.kind)).toEqual(['swap', 'swap']);
-    const bad = dataChange('meta-pool.near', STATE_KEY, metaPoolStateValue(1n, 1n, 'NOT AN ACCOUNT'), 'a2');
-    expect(decodeStakeA(blockOf(calls, [bad]), C).map((e) => e.kind)).toEqual(['swap', 'swap']);
+  it('the fee curve from a STATE of the whole layout; none when the fields behind the rate do not read as one', () => {
+    const curve = { target: 10_000n * NEAR, max: 180, min: 25 };
+    const state = (value: Uint8Array) => {
+      const events = decodeStakeA(blockOf([calls[0]!], [dataChange('meta-pool.near', STATE_KEY, value, 'a1')]), C);
+      return events.filter((e): e is PoolStateEvent => e.kind === 'pool_state').map((e) => e.state);
+    };
+    const rate = { kind: 'stake', tokens: ['near', 'meta-pool.near'], amounts: [125n * 10n ** 27n, 100n * 10n ** 27n], totalFee: 0, rateOrigin: 'STATE: total_for_staking / total_stake_shares' };
+    expect(state(metaPoolFullStateValue(125n * 10n ** 27n, 100n * 10n ** 27n, curve))).toEqual([
+      { ...rate, nslpLiquidityTarget: 10_000n * NEAR, nslpMinDiscountBps: 25, nslpMaxDiscountBps: 180 },
+    ]);
+    // min above max, a maximum of 100 %, no target, a value cut short: the rate alone.
+    for (const bad of [{ ...curve, min: 181 }, { ...curve, max: 10_000 }, { ...curve, target: 0n }]) {
+      expect(state(metaPoolFullStateValue(125n * 10n ** 27n, 100n * 10n ** 27n, bad))).toEqual([rate]);
+    }
+    const full = metaPoolFullStateValue(125n * 10n ** 27n, 100n * 10n ** 27n, curve);
+    expect(state(full.subarray(0, full.length - 20))).toEqual([rate]);
   });
 
-  it('FAILED receipts, other contracts and mint-less stakes (stake_from_nslp): nothing', () => {
+  it('the liquid-unstake pool\'s NEAR: known from a liquid unstake\'s discount line on, moved by clearing, liquidity and stake_from_nslp', () => {
+    const near = (n: bigint) => n * NEAR;
+    const clearing = [...stakeLogs.slice(0, 3), 'nslp internal clearing nslp_account.stake_shares 8000000000000000000000000', 'NSLP clearing 8000000000000000000000000 9998750000000000000000000', '{"event":"NSLP.clr","shares":"8000000000000000000000000","amount":"9998750000000000000000000"}', stakeLogs[4]!];
+    const moves: Call[] = [
+      // Before any figure: + 500 NEAR added, − 40 NEAR removed.
+      { id: 'm1', from: 'lp.near', to: 'meta-pool.near', method: 'nslp_add_liquidity', args: {}, deposit: near(500n), logs: ['{"event":"ADD.L","account_id":"lp.near","amount":"500000000000000000000000000"}'] },
+      { id: 'm2', from: 'lp.near', to: 'meta-pool.near', method: 'nslp_remove_liquidity', args: { amount: '1' }, logs: ['{"event":"REM.L","account_id":"lp.near","near":"40000000000000000000000000","stnear":"0"}'] },
+      // The figure: 100 000 NEAR before paying 1.246875 NEAR.
+      calls[1]!,
+      // After it: + 9.99875 NEAR cleared, − 5 NEAR staked from the pool.
+      { ...calls[0]!, id: 'm4', logs: clearing },
+      { id: 'm5', from: 'operator.meta-pool.near', to: 'meta-pool.near', method: 'stake_from_nslp', args: { near_amount: '5' }, deposit: 1n, logs: ['{"event":"STAKE","account":"..NSLP..","amount":"5000000000000000000000000"}'] },
+    ];
+    const nslp = decodeStakeA(blockOf(moves), C).filter((e) => e.kind === 'nslp');
+    // 100 000 − 1.246875 + 9.99875 − 5 = 100 003.751875 NEAR; the block's net: 500 − 40 − 1.246875 + 9.99875 − 5.
+    expect(nslp).toEqual([nslpEvent('m5', 0, 100_003_751_875n * 10n ** 18n, 463_751_875n * 10n ** 18n)]);
+    // Without a liquid unstake the block only moves it.
+    expect(decodeStakeA(blockOf([moves[0]!, moves[1]!]), C)).toEqual([nslpEvent('m2', 0, null, near(460n))]);
+  });
+
+  it('no rate without a STATE write that decodes (its logs never state the rate)', () => {
+    expect(decodeStakeA(blockOf(calls), C).map((e) => e.kind)).toEqual(['swap', 'swap', 'nslp']);
+    const bad = dataChange('meta-pool.near', STATE_KEY, metaPoolStateValue(1n, 1n, 'NOT AN ACCOUNT'), 'a2');
+    expect(decodeStakeA(blockOf(calls, [bad]), C).map((e) => e.kind)).toEqual(['swap', 'swap', 'nslp']);
+  });
+
+  it('FAILED receipts, other contracts and mint-less stakes (stake_from_nslp): no trade', () => {
     const block = blockOf([
       { ...calls[0]!, id: 'f1', failed: true },
       { ...calls[1]!, id: 'f2', failed: true },
       { ...calls[0]!, id: 'o1', to: 'meta-pool-impostor.near' },
       { id: 'o2', from: 'operator.meta-pool.near', to: 'meta-pool.near', method: 'stake_from_nslp', args: { near_amount: '5' }, deposit: 1n, logs: ['{"event":"STAKE","account":"..NSLP..","amount":"5"}'] },
     ]);
-    expect(decodeStakeA(block, C)).toEqual([]);
+    // Only the operator's stake from the liquidity pool, which takes 5 yoctoNEAR out of it.
+    expect(decodeStakeA(block, C)).toEqual([nslpEvent('o2', 0, null, -5n)]);
   });
 });
 
@@ -423,7 +495,7 @@ describe.skipIf(!HAVE_FIXTURES)('stake decoders on real blocks', () => {
   it('no other stake activity in any fixture (checked with python: no other receipt or STATE write of the four contracts)', () => {
     const files = allFixtures();
     expect(files.length).toBe(32);
-    const found: Array<[string, DexEvent]> = [];
+    const found: Array<[string, DecodedDexEvent]> = [];
     for (const rel of files) {
       const block = loadBlock(rel);
       for (const decode of [decodeStakeA, decodeStakeB, decodeStakeC, decodeStakeD]) {

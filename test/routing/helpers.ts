@@ -26,7 +26,8 @@ export class BlockWriter {
     private height = 1,
   ) {}
 
-  async write(pools: PoolWrite[], registrations: RegistrationWrite[] = []): Promise<number> {
+  /** One block: these pool states and registrations, then `others` (events without their key fields). */
+  async write(pools: PoolWrite[], registrations: RegistrationWrite[] = [], others: Record<string, unknown>[] = []): Promise<number> {
     const height = this.height++;
     const timestampMs = Date.UTC(2026, 0, 1) + height * 1000;
     const base = { blockHeight: height, timestampMs, receiptId: `receipt-${height}`, txHash: null };
@@ -41,6 +42,7 @@ export class BlockWriter {
         registrationOnly: true,
       })),
       ...pools.map((p, i) => ({ ...base, index: registrations.length + i, kind: 'pool_state' as const, ...p })),
+      ...others.map((e, i) => ({ ...base, index: registrations.length + pools.length + i, ...e })),
     ] as DomainEvent[];
     const block = { height, hash: `hash-${height}`, prevHash: `hash-${height - 1}`, timestampMs, gapBefore: 0 };
     await writeBatch(this.db, prepareBatch([block], events));

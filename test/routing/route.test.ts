@@ -18,7 +18,7 @@ import { parseRouteQuery } from '../../api/routing/params.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { addLiquidity, newDclPoolState } from '../../dexes/amm-dcl-a/state.ts';
 import { LISTENER_NAME } from '../../api/routing/graph.ts';
-import { BlockWriter, decodedCalls, eventually, getRoute } from './helpers.ts';
+import { BlockWriter, decodedCalls, eventually, getRoute, type Quote } from './helpers.ts';
 
 const REF = 'v2.ref-finance.near';
 const ENGINE = 'dex.intear.near';
@@ -214,6 +214,34 @@ describe('GET /route', () => {
     expect((await stake('alice.near')).estimated_amount).toEqual({ amount_out: '909090909090909090909090' });
     expect((await stake('bob.near')).estimated_amount).toEqual({ amount_out: '907954545454545454545454' });
     expect(decodedCalls(await stake('bob.near'))).toEqual([['meta-pool.near', 'deposit_and_stake', {}, 50 * TGAS, String(10n ** 24n)]]);
+  });
+
+  it('StakeA liquid unstake (stNEAR -> NEAR, exact in only), once the liquidity pool\'s NEAR and the fee curve are indexed', async () => {
+    const unstake = async (amountIn: string) =>
+      (await getRoute(app, { ...BASE, token_in: 'meta-pool.near', token_out: 'near', amount_in: amountIn, trader_account_id: 'alice.near' })).body;
+    expect(await unstake('1000')).toBe('[]');
+    const state = { kind: 'stake', tokens: ['near', 'meta-pool.near'], amounts: [1100n, 1000n], totalFee: 0, rateOrigin: 'test' };
+    const curve = { nslpLiquidityTarget: 10_000n, nslpMinDiscountBps: 25, nslpMaxDiscountBps: 180 };
+    const metaPool = { dex: 'StakeA' as const, contractId: 'meta-pool.near', poolId: 'meta-pool.near', state: { ...state, ...curve } };
+    const nslp = (available: bigint | null, delta: bigint) => ({ kind: 'nslp', dex: 'StakeA', contractId: 'meta-pool.near', available, delta });
+    // The figure without the curve (a STATE that did not read that far), at a rate of 1200 per 1000: once the
+    // stake quote shows the new rate (floor(1000·1000/1200) = 833), there is still no way back.
+    await writer.write([{ ...metaPool, state: { ...state, amounts: [1200n, 1000n] } }], [], [nslp(4_000n, -50n)]);
+    const staked = async () => (await getRoute(app, { ...BASE, token_in: 'near', token_out: 'meta-pool.near', amount_in: '1000', trader_account_id: 'alice.near' })).json()[0];
+    await eventually(async () => ((await staked())?.estimated_amount.amount_out === '833' ? true : undefined));
+    expect(await unstake('1000')).toBe('[]');
+    // A block later the curve, and 1 000 yocto cleared into the pool: it holds 4 000 + 1 000 = 5 000.
+    await writer.write([metaPool], [], [nslp(null, 1_000n)]);
+    const body = await eventually(async () => ((await unstake('1000')) === '[]' ? undefined : await unstake('1000')));
+    const [quote] = JSON.parse(body) as Quote[];
+    // nears = floor(1000·1100/1000) = 1100; 5 000 − 1 100 = 3 900 left, below the 10 000 target: the fee is
+    // 180 − floor(155·3900/10000) = 180 − 60 = 120 bps, floor(120·1100/10000) = 13; out 1087; worst floor(1087·99/100) = 1076.
+    expect(quote).toMatchObject({ dex_id: 'StakeA', estimated_amount: { amount_out: '1087' }, worst_case_amount: { amount_out: '1076' }, token_output: 'near', needs_unwrap: false, storage_deposits: '0' });
+    expect(decodedCalls(quote!)).toEqual([['meta-pool.near', 'liquid_unstake', { st_near_to_burn: '1000', min_expected_near: '1076' }, 75 * TGAS, '0']]);
+    // 10 000 stNEAR are 11 000 NEAR: at the maximum 180 bps the pool would pay 10 802, more than its 5 000.
+    expect(await unstake('10000')).toBe('[]');
+    // No exact-out form: the fee steps up with the amount.
+    expect((await getRoute(app, { ...BASE, token_in: 'meta-pool.near', token_out: 'near', amount_out: '1000' })).body).toBe('[]');
   });
 
   it('exact out: no AmmA quote; AmmC charges what its ExactOut request costs', async () => {

@@ -11,8 +11,8 @@
 //   sums NEP-141 events cannot follow stNEAR balances across liquid unstakes.
 // - every state change writes `STATE`, whose leading fields give the rate [total_for_staking, total_stake_shares].
 // The stNEAR ledger is the contract's own accounts map, kept here (not in Tokens: it is not a NEP-141 event ledger,
-// see above). Simplifications: `STATE` holds only the leading fields the decoder reads (down to
-// total_stake_shares); no staking-pool calls (total_actually_staked moves with rewards only); rewards are one
+// see above). Simplifications: `STATE` holds only the fields the decoder reads (down to the NSLP fee curve), with one
+// staking pool in its list; no staking-pool calls (total_actually_staked moves with rewards only); rewards are one
 // operator receipt (`distribute_rewards`) instead of the pool call and its callback, with no operator fee shares;
 // no delayed unstakes.
 import { BorshWriter } from '../../../near/borsh.ts';
@@ -290,9 +290,10 @@ export class StakeADevnet implements DevnetDex {
     });
   }
 
-  /** `STATE`'s leading fields, down to total_stake_shares (dexes/stake-a/state.ts reads them). */
+  /** `STATE` down to the NSLP fee curve, the fields dexes/stake-a/state.ts reads (the struct goes on after them). */
   private writeState(r: Receipt): void {
     const st = this.state;
+    const prefix = (suffix: string) => Buffer.from(`A${suffix}`);
     const w = new BorshWriter()
       .string(this.owner)
       .u8(0) // contract_busy
@@ -305,7 +306,23 @@ export class StakeADevnet implements DevnetDex {
       .u64(0n) // epoch_last_clearing
       .u128(st.totalForStaking)
       .u128(st.totalActuallyStaked)
-      .u128(st.totalStakeShares);
+      .u128(st.totalStakeShares)
+      .u128(0n) // total_meta
+      .u128(0n) // total_unstaked_and_waiting
+      .u128(0n) // total_unstake_claims
+      .u128(0n) // accumulated_staked_rewards
+      // accounts: UnorderedMap::new(b"A"): key index, keys and values under A+i, A+k, A+v
+      .bytesVec(prefix('i'))
+      .u64(BigInt(this.accounts.size))
+      .bytesVec(prefix('k'))
+      .u64(BigInt(this.accounts.size))
+      .bytesVec(prefix('v'))
+      // staking_pools: the one validator the devnet stakes with (no staking-pool calls are simulated)
+      .vec([VALIDATOR], (v, id) => v.string(id).u16(10_000).u8(0).u128(st.totalActuallyStaked).u128(0n).u64(0n).u64(0n))
+      .bytesVec(Buffer.from('L')) // loan_requests: LookupMap::new(b"L")
+      .u128(META_POOL_NSLP.liquidityTarget)
+      .u16(META_POOL_NSLP.maxDiscountBps)
+      .u16(META_POOL_NSLP.minDiscountBps);
     r.write(STATE_KEY, w.bytes());
   }
 
@@ -323,6 +340,9 @@ export class StakeADevnet implements DevnetDex {
     return `operator.${world.contracts.StakeA}`;
   }
 }
+
+/** The staking pool of STATE's list. */
+const VALIDATOR = 'validator.poolv1.near';
 
 /** The contract's NSLP_INTERNAL_ACCOUNT. */
 const NSLP_ACCOUNT = '..NSLP..';
