@@ -18,12 +18,11 @@ import {
   amountField,
   causeOf,
   ftMintsOf,
-  functionCallsOf,
   lastStateWrite,
   successfulOutcomesOf,
 } from '../stake/emit.ts';
 import { parseJsonObject } from '../../near/nep297.ts';
-import { stakeRateState } from '../stake/rate.ts';
+import { stakeRateState, type StakeRateState } from '../stake/rate.ts';
 import type { MetaPoolFeeCurve } from './math.ts';
 import { META_POOL_STATE_RATE_ORIGIN, readMetaPoolState } from './state.ts';
 
@@ -42,7 +41,7 @@ const NSLP_MOVES: Record<string, { field: string; sign: bigint }> = {
 const NSLP_ACCOUNT = '..NSLP..';
 
 /** The StakeA pool state: the rate, and the liquid-unstake fee curve when STATE gave it. */
-export type MetaPoolState = ReturnType<typeof stakeRateState> & Partial<{ nslpLiquidityTarget: bigint; nslpMinDiscountBps: number; nslpMaxDiscountBps: number }>;
+export type MetaPoolState = StakeRateState & Partial<{ nslpLiquidityTarget: bigint; nslpMinDiscountBps: number; nslpMaxDiscountBps: number }>;
 
 export function decodeStakeA(block: Block, contracts: DexContracts): Array<DexEvent | StakeANslpEvent> {
   const stNear = contracts.StakeA;
@@ -58,7 +57,7 @@ export function decodeStakeA(block: Block, contracts: DexContracts): Array<DexEv
 
   for (const outcome of successfulOutcomesOf(block, stNear)) {
     // The contract's creation (`new`): its pool starts empty, a figure as exact as a liquid unstake's.
-    if (functionCallsOf(outcome).some((c) => c.method === 'new')) {
+    if (outcome.receipt.kind === 'Action' && outcome.receipt.actions.some((a) => a.kind === 'FunctionCall' && a.methodName === 'new')) {
       nslp.available = 0n;
       nslp.last = outcome;
     }
