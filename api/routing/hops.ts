@@ -259,8 +259,11 @@ function metaPoolLiquidUnstakeHop(pool: RoutingPool, state: StakeRateState, ctx:
   const { nslpLiquidityTarget: liquidityTarget, nslpMinDiscountBps: minDiscountBps, nslpMaxDiscountBps: maxDiscountBps } = pool.state;
   const nslpAvailable = ctx.metaPoolNslp;
   if (nslpAvailable === undefined || nslpAvailable === null || typeof liquidityTarget !== 'bigint') return null;
-  if (!Number.isInteger(minDiscountBps) || !Number.isInteger(maxDiscountBps)) return null;
-  const params = { nslpAvailable, liquidityTarget, minDiscountBps: minDiscountBps as number, maxDiscountBps: maxDiscountBps as number };
+  const min = minDiscountBps as number;
+  const max = maxDiscountBps as number;
+  // The bounds the contract's curve can take (state.ts keeps no other): anything else is not routed.
+  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || min > max || max >= 10_000) return null;
+  const params = { nslpAvailable, liquidityTarget, minDiscountBps: min, maxDiscountBps: max };
   const [underlying, staked] = state.tokens;
   const [total, shares] = state.amounts;
   return {
