@@ -41,6 +41,11 @@ function bigintsAsStrings(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') return value;
   if (Array.isArray(value)) return value.map(bigintsAsStrings);
   const copy: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) copy[key] = bigintsAsStrings((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const v = bigintsAsStrings((value as Record<string, unknown>)[key]);
+    // An own `__proto__` key (JSON from a contract's log can hold one) would set the copy's prototype instead.
+    if (key === '__proto__') Object.defineProperty(copy, key, { value: v, enumerable: true, writable: true, configurable: true });
+    else copy[key] = v;
+  }
   return copy;
 }

@@ -32,6 +32,11 @@ describe('jsonWithBigints', () => {
     );
   });
 
+  it('keeps an own __proto__ key (JSON from a contract log can hold one), which a plain copy would drop', () => {
+    const text = '{"__proto__":{"n":1},"a":[{"__proto__":false}]}';
+    expect(jsonWithBigints(JSON.parse(text))).toBe(text);
+  });
+
   it('still calls toJSON', () => {
     const at = new Date(Date.UTC(2026, 0, 1));
     expect(jsonWithBigints({ at, n: 1n })).toBe('{"at":"2026-01-01T00:00:00.000Z","n":"1"}');
