@@ -1,5 +1,5 @@
 // The api process: Fastify wiring of every route family. It only reads tables; it never decodes blocks.
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import pino, { type Logger } from 'pino';
@@ -7,6 +7,8 @@ import type { Db } from '../db/connect.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
 import { routing } from './routing/plugin.ts';
+import { badRequest } from './tokens/errors.ts';
+import { sendError } from './tokens/http.ts';
 import { tokenDataRoutes } from './tokens/plugin.ts';
 
 export interface ApiOptions {
@@ -28,6 +30,14 @@ export async function buildServer({ db, logger, logLevel = 'info', network = 'ma
     loggerInstance: (logger ?? pino({ level: logLevel, base: { proc: 'api' } })) as FastifyBaseLogger,
     // Per-request lines would drown the log under load; the metrics histogram counts requests instead.
     logController: new LogController({ disableRequestLogging: true }),
+    // A URL that does not decode (`/tokens/%`) reaches no route: it is answered in the error vocabulary of the
+    // family its path names, /route's plain text or the token API's JSON.
+    frameworkErrors: (_error, request, rawReply) => {
+      const reply = rawReply as FastifyReply;
+      const message = 'the URL is not valid percent-encoding';
+      if (request.url.startsWith('/route')) return reply.code(400).type('text/plain; charset=utf-8').send(`Invalid URL: ${message}`);
+      return sendError(request, reply, badRequest(message));
+    },
   });
   await app.register(cors, { origin: '*' });
   // Once per server, for every WebSocket route family (/route/subscribe, /ws). Frames above 1 MiB are refused by

@@ -205,11 +205,11 @@ export class RoutingGraph {
     // A named pool without a row was deleted.
     for (const key of keys) this.pools.delete(key);
     for (const row of rows) this.putPool(row);
+    // Whatever moves Meta Pool's liquid-unstake pool also writes its STATE, so names the StakeA pool.
+    const [ratesChanged] = await Promise.all([this.readTimeAndRates(), wanted.some((w) => w.dex === 'StakeA') ? this.readMetaPoolNslp() : undefined]);
     // New rates move every rated pool's quotes, though no pool was written: they count as changed.
     const changed = new Set(keys);
-    if (await this.readTimeAndRates()) for (const [key, pool] of this.pools) if (pool.dex === 'AmmA' && pool.state.kind === 'rated') changed.add(key);
-    // Whatever moves Meta Pool's liquid-unstake pool also writes its STATE, so names the StakeA pool.
-    if (wanted.some((w) => w.dex === 'StakeA')) await this.readMetaPoolNslp();
+    if (ratesChanged) for (const [key, pool] of this.pools) if (pool.dex === 'AmmA' && pool.state.kind === 'rated') changed.add(key);
     if (tokenIds.length) {
       const [tokens, market] = await Promise.all([
         this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),

@@ -445,6 +445,17 @@ describe('errors, headers and transport', () => {
     }
   });
 
+  it('400 bad_request, in the token API\'s JSON, for a path that does not percent-decode; plain text under /route', async () => {
+    for (const url of ['/tokens/%', '/trades/%zz', '/%']) {
+      const res = await get(url);
+      expect(res.status, url).toBe(400);
+      expect(res.json, url).toEqual({ error: { code: 'bad_request', message: 'the URL is not valid percent-encoding' } });
+      expect(res.headers['x-credits-used'], url).toBe('1');
+    }
+    const route = await app.inject({ method: 'GET', url: '/route/%' });
+    expect([route.statusCode, route.headers['content-type'], route.body]).toEqual([400, 'text/plain; charset=utf-8', 'Invalid URL: the URL is not valid percent-encoding']);
+  });
+
   it('500 internal without the cause when the database fails', async () => {
     const broken = connect(db.url.replace(/\/[^/]*$/, '/dexlake_no_such_database'), { connectTimeoutMs: 2_000 });
     const bare = Fastify();
