@@ -13,7 +13,7 @@ import type { DexContracts } from '../../dexes/contracts.ts';
 import type { DexId } from '../../dexes/events.ts';
 import { launchQuoteExactIn, launchQuoteExactOut } from '../../dexes/launch/math.ts';
 import type { LaunchPoolState } from '../../dexes/launch/events.ts';
-import { metaPoolLiquidUnstakeOut, metaPoolStakeIn, metaPoolStakeOut } from '../../dexes/stake-a/math.ts';
+import { hasValidDiscountBounds, metaPoolLiquidUnstakeOut, metaPoolStakeIn, metaPoolStakeOut } from '../../dexes/stake-a/math.ts';
 import { linearStakeIn, linearStakeOut } from '../../dexes/stake-b/math.ts';
 import { xrheaStakeIn, xrheaStakeOut } from '../../dexes/stake-c/math.ts';
 import { rnearStakeIn, rnearStakeOut } from '../../dexes/stake-d/math.ts';
@@ -259,11 +259,9 @@ function metaPoolLiquidUnstakeHop(pool: RoutingPool, state: StakeRateState, ctx:
   const { nslpLiquidityTarget: liquidityTarget, nslpMinDiscountBps: minDiscountBps, nslpMaxDiscountBps: maxDiscountBps } = pool.state;
   const nslpAvailable = ctx.metaPoolNslp;
   if (nslpAvailable === undefined || nslpAvailable === null || typeof liquidityTarget !== 'bigint') return null;
-  const min = minDiscountBps as number;
-  const max = maxDiscountBps as number;
-  // The bounds the contract's curve can take (state.ts keeps no other): anything else is not routed.
-  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || min > max || max >= 10_000) return null;
-  const params = { nslpAvailable, liquidityTarget, minDiscountBps: min, maxDiscountBps: max };
+  const params = { nslpAvailable, liquidityTarget, minDiscountBps: minDiscountBps as number, maxDiscountBps: maxDiscountBps as number };
+  // A row the contract could not hold is not routed (the math would refuse it mid-search).
+  if (!hasValidDiscountBounds(params)) return null;
   const [underlying, staked] = state.tokens;
   const [total, shares] = state.amounts;
   return {

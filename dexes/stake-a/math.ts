@@ -49,6 +49,12 @@ export interface MetaPoolFeeCurve {
   maxDiscountBps: number;
 }
 
+/** Whether a curve's discount bounds are ones the contract works with: whole basis points, 0 <= min <= max < 100 %. */
+export function hasValidDiscountBounds(c: Pick<MetaPoolFeeCurve, 'minDiscountBps' | 'maxDiscountBps'>): boolean {
+  const { minDiscountBps: min, maxDiscountBps: max } = c;
+  return Number.isInteger(min) && Number.isInteger(max) && min >= 0 && min <= max && max < 10_000;
+}
+
 /** The NSLP figures the liquid-unstake fee depends on. */
 export interface MetaPoolLiquidityParams extends MetaPoolFeeCurve {
   /** NEAR available in the liquidity pool (the `..NSLP..` account's `available`). */
@@ -62,9 +68,7 @@ export interface MetaPoolLiquidityParams extends MetaPoolFeeCurve {
  */
 export function metaPoolDiscountBps(params: MetaPoolLiquidityParams, nearsRequested: bigint): number {
   const { nslpAvailable, liquidityTarget, minDiscountBps: min, maxDiscountBps: max } = params;
-  if (!Number.isInteger(min) || !Number.isInteger(max) || min < 0 || max < min || max >= 10_000) {
-    throw new RangeError(`Meta Pool: discount bounds ${min}..${max} bps are not valid`);
-  }
+  if (!hasValidDiscountBounds(params)) throw new RangeError(`Meta Pool: discount bounds ${min}..${max} bps are not valid`);
   if (nslpAvailable <= nearsRequested) return max;
   const remaining = nslpAvailable - nearsRequested;
   if (remaining >= liquidityTarget) return min;

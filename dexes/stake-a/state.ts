@@ -19,7 +19,7 @@
 // when it reads as one (min <= max < 100 %, a positive target). Pure.
 import { BorshError, BorshReader } from '../../near/borsh.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
-import type { MetaPoolFeeCurve } from './math.ts';
+import { hasValidDiscountBounds, type MetaPoolFeeCurve } from './math.ts';
 
 export const META_POOL_STATE_RATE_ORIGIN = 'STATE: total_for_staking / total_stake_shares';
 
@@ -73,8 +73,9 @@ function readFeeCurve(r: BorshReader): MetaPoolFeeCurve | null {
     const liquidityTarget = r.u128();
     const maxDiscountBps = r.u16();
     const minDiscountBps = r.u16();
-    if (liquidityTarget <= 0n || minDiscountBps > maxDiscountBps || maxDiscountBps >= 10_000) return null;
-    return { liquidityTarget, minDiscountBps, maxDiscountBps };
+    const curve = { liquidityTarget, minDiscountBps, maxDiscountBps };
+    // No target, or bounds the contract cannot work with: the layout was misread.
+    return liquidityTarget > 0n && hasValidDiscountBounds(curve) ? curve : null;
   } catch (err) {
     if (err instanceof BorshError) return null;
     throw err;
