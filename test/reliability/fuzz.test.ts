@@ -31,6 +31,7 @@ import { METHODS, METHODS_BY_NAME } from '../../api/tokens/registry.ts';
 import { ACTIVITY_FIELDS, ACTIVITY_KINDS } from '../../api/tokens/methods/activity.ts';
 import { RESOLUTION_MS } from '../../api/tokens/methods/market.ts';
 import { NUMERIC_FIELDS, REPUTATIONS, TOKEN_FIELD_NAMES } from '../../api/tokens/token-fields.ts';
+import { TRADE_FIELDS, TRANSFER_FIELDS } from '../../api/tokens/methods/history.ts';
 import { DEX_IDS } from '../../dexes/events.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { ingestTo } from '../tokens/harness.ts';
@@ -207,6 +208,10 @@ const listText = <T extends string>(values: readonly T[], max = values.length) =
   usually(fc.array(pick(values), { minLength: 1, maxLength: max }).map((list) => list.join(',')), pick(['', ',', `${values[0]},`, `${values[0]},${values[0]}`]));
 const cursorText = (valid: () => string[]) => usually(fc.constantFrom(...valid()),  pick(['99999999999999999999:x:0', '1:x:99999999999', '1:x:-1', '0:a:0', 'trade:1:x:y', 'trade:99999999999999999999:x:AmmA', `${'9'.repeat(150)}:a`, '1:2']));
 
+/** The names a method's `fields` list takes (activity.query's per kind aside). */
+const fieldNames = (method: string): readonly string[] =>
+  method === 'trades.query' ? TRADE_FIELDS : method === 'transfers.query' ? TRANSFER_FIELDS : TOKEN_FIELD_NAMES;
+
 /**
  * Valid (or nearly) text of one GET parameter of a method, by its key; dotted keys of objects (`min.price_usd`,
  * `fields.trade`) included. Keys the switch does not know get random text: the coverage test below fails when a
@@ -221,7 +226,7 @@ function validText(method: string, key: string): fc.Arbitrary<string> | undefine
     case 'tokens':
       return fc.array(tokenText(), { maxLength: 6 }).map((list) => list.join(','));
     case 'fields':
-      return listText(TOKEN_FIELD_NAMES);
+      return listText(fieldNames(method));
     case 'min_reputation':
       return pick([...REPUTATIONS, 'notfake', '']);
     case 'sort':
@@ -304,7 +309,7 @@ function validJson(method: string, key: string): fc.Arbitrary<unknown> | undefin
             Object.fromEntries(ACTIVITY_KINDS.map((kind) => [kind, fc.array(pick(ACTIVITY_FIELDS[kind] as readonly string[]), { maxLength: 4 })])),
             { requiredKeys: [] },
           )
-        : fc.array(pick(TOKEN_FIELD_NAMES), { maxLength: 6 });
+        : fc.array(pick(fieldNames(method)), { maxLength: 6 });
     case 'where':
       return fc.record({ min_reputation: pick([...REPUTATIONS, 'x']), min: bounds, max: bounds }, { requiredKeys: [] });
     case 'sort':

@@ -202,6 +202,29 @@ describe('trades.query and transfers.query', () => {
     );
   });
 
+  it('fields: the default leaves out the receipt-level fields; fields picks any, in the order asked', async () => {
+    const [t] = await query(
+      `select block_height, receipt_id, index, tx_hash, dex, trader, token_in, token_out, amount_in::text, amount_out::text, hops, pool_ids, receipt_ids
+       from trades order by block_height desc, receipt_id desc, index desc limit 1`,
+    );
+    const id = `${t.block_height}:${t.receipt_id}:${t.index}`;
+    const plain = (await get('/trades?limit=1')).json!.rows[0];
+    expect(Object.keys(plain)).toEqual(['id', 'block_height', 'timestamp_millis', 'tx_hash', 'dex', 'trader', 'token_in', 'token_out', 'amount_in', 'amount_out', 'pool_ids', 'value_usd']);
+    expect([plain.id, plain.dex, plain.trader, plain.amount_in, plain.amount_out, plain.pool_ids]).toEqual([id, t.dex, t.trader, t.amount_in, t.amount_out, t.pool_ids]);
+    const picked = (await get('/trades?limit=1&fields=receipt_ids,hops,receipt_id')).json!.rows[0];
+    expect(picked).toEqual({ id, receipt_ids: t.receipt_ids, hops: t.hops, receipt_id: t.receipt_id });
+    // side belongs to token: in the default with it, refused without it
+    const withToken = (await get(`/trades?limit=1&token=${t.token_in}`)).json!.rows[0];
+    expect(Object.keys(withToken).at(-1)).toBe('side');
+    expect((await get('/trades?fields=side')).json!.error.code).toBe('bad_request');
+
+    const [x] = await query(`select block_height, receipt_id, index, token, amount::text from transfers order by block_height desc, receipt_id desc, index desc limit 1`);
+    const transfer = (await get('/transfers?limit=1')).json!.rows[0];
+    expect(Object.keys(transfer)).toEqual(['id', 'block_height', 'timestamp_millis', 'tx_hash', 'token', 'from', 'to', 'amount', 'memo']);
+    expect((await get('/transfers?limit=1&fields=amount,receipt_id')).json!.rows[0]).toEqual({ id: `${x.block_height}:${x.receipt_id}:${x.index}`, amount: x.amount, receipt_id: x.receipt_id });
+    for (const bad of ['/trades?fields=', '/trades?fields=index', '/transfers?fields=side']) expect((await get(bad)).json!.error.code, bad).toBe('bad_request');
+  });
+
   it('account, from and to', async () => {
     const mine = await get('/transfers?account=trent.near&limit=1000');
     const [{ n }] = await query(`select count(*)::int as n from transfers where sender = 'trent.near' or receiver = 'trent.near'`);

@@ -1,6 +1,6 @@
 // trades.query and transfers.query: history pages, newest or oldest first, with a cursor.
-// Every row has an `id` (`<block_height>:<receipt_id>:<dex>` for a trade, `<block_height>:<receipt_id>:<index>`
-// for a transfer) in the order of the history; `cursor` is the id of the last row of the previous page and the
+// Every row has an `id` (`<block_height>:<receipt_id>:<index>`, the key of the event it comes from: a trade's first
+// hop, a transfer) in the order of the history; `cursor` is the id of the last row of the previous page and the
 // next page starts after it. `next_cursor` is the last row's id when the page is full, else null (the end for
 // now). `latest_id` is the id of the newest row matching the filters, whatever the page: a client comparing it
 // with what it has knows whether anything new arrived.
@@ -25,14 +25,36 @@ const historyCommon = {
   limit: z.int().min(1).max(LIMITS.max_limit).default(100),
 };
 
-const historyResult = <T extends z.ZodType>(row: T) =>
+/** A page of rows: each has its `id`, then the fields asked for (all optional in the schema, since `fields` picks). */
+const historyResult = (fields: z.ZodObject) =>
   z.object({
     height: z.int(),
     timestamp_millis: z.int(),
     latest_id: z.string().nullable().describe('id of the newest row matching the filters (null: none)'),
     next_cursor: z.string().nullable().describe('pass as cursor for the next page; null when this page is not full'),
-    rows: z.array(row),
+    rows: z.array(z.object({ id: z.string() }).extend(fields.partial().shape)),
   });
+
+/**
+ * The `fields` parameter of a history: the row's fields after `id`, in the order asked. By default every field but
+ * the receipt-level ones (the receipt ids, which explorers and auditors ask for and a trade list does not need).
+ */
+function fieldsParam(fields: z.ZodObject, defaults: readonly string[]) {
+  const all = fields.keyof();
+  return z
+    .array(all)
+    .min(1)
+    .max(all.options.length)
+    .optional()
+    .describe(`fields of each row after id, in order (default ${defaults.join(',')}); one of ${all.options.join(', ')}`);
+}
+
+/** The row with `id` and the `wanted` fields of `full`, in that order. */
+function pick(id: string, full: Record<string, unknown>, wanted: readonly string[]): Record<string, unknown> {
+  const row: Record<string, unknown> = { id };
+  for (const field of wanted) row[field] = full[field];
+  return row;
+}
 
 /** A history row's id and cursor: the key of the event it comes from, `block:receipt:index`. */
 const rowId = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.index}`;
@@ -91,18 +113,7 @@ export async function tokenExists(snapshot: Snapshot, token: string): Promise<bo
   return rows.length > 0;
 }
 
-export const tradesQueryParams = z.strictObject({
-  token: tokenIdParam.optional().describe('trades with this token on either side'),
-  pool: z.string().max(100).optional().describe('trades through this pool id (any hop)'),
-  dex: z.string().max(20).optional().describe('DEX id, e.g. AmmA'),
-  trader: accountIdParam.optional(),
-  side: z.enum(['buy', 'sell']).optional().describe('relative to token (needs token): buy = token received'),
-  min_usd: z.number().min(0).optional().describe('smallest USD value kept (trades without a USD value are dropped)'),
-  ...historyCommon,
-});
-
-const tradeRow = z.object({
-  id: z.string(),
+const tradeFields = z.object({
   block_height: z.int(),
   timestamp_millis: z.int(),
   tx_hash: z.string().nullable(),
@@ -117,7 +128,20 @@ const tradeRow = z.object({
   pool_ids: z.array(z.string().nullable()),
   receipt_ids: z.array(z.string()).describe('the receipt that created the swap (when indexed in the same block), the swap, and the receipts it created (payouts, callbacks)'),
   value_usd: z.string().nullable(),
-  side: z.enum(['buy', 'sell']).optional().describe('present when token is given: buy when the token was received (a round trip through the token counts as either; it is labelled as the side asked for, else buy)'),
+  side: z.enum(['buy', 'sell']).describe('only with token: buy when the token was received (a round trip through the token counts as either; it is labelled as the side asked for, else buy)'),
+});
+export const TRADE_FIELDS = tradeFields.keyof().options;
+const TRADE_DEFAULT_FIELDS = TRADE_FIELDS.filter((f) => f !== 'receipt_id' && f !== 'hops' && f !== 'receipt_ids' && f !== 'side');
+
+export const tradesQueryParams = z.strictObject({
+  token: tokenIdParam.optional().describe('trades with this token on either side'),
+  pool: z.string().max(100).optional().describe('trades through this pool id (any hop)'),
+  dex: z.string().max(20).optional().describe('DEX id, e.g. AmmA'),
+  trader: accountIdParam.optional(),
+  side: z.enum(['buy', 'sell']).optional().describe('relative to token (needs token): buy = token received'),
+  min_usd: z.number().min(0).optional().describe('smallest USD value kept (trades without a USD value are dropped)'),
+  fields: fieldsParam(tradeFields, TRADE_DEFAULT_FIELDS),
+  ...historyCommon,
 });
 
 export const tradesQuery = defineMethod({
@@ -125,9 +149,12 @@ export const tradesQuery = defineMethod({
   path: '/trades',
   summary: 'Swaps (one row per user swap, all hops), filtered, newest or oldest first.',
   params: tradesQueryParams,
-  result: historyResult(tradeRow),
+  result: historyResult(tradeFields),
   async run(snapshot, params) {
     if (params.side && !params.token) throw badRequest('side needs token');
+    if (params.fields?.includes('side') && !params.token) throw badRequest('field side needs token');
+    // side is relative to token, so it comes with it unless fields says otherwise.
+    const fields = params.fields ?? (params.token ? [...TRADE_DEFAULT_FIELDS, 'side'] : TRADE_DEFAULT_FIELDS);
     const filters: RawBuilder<unknown>[] = [sql`true`];
     if (params.token) {
       const side = params.side === 'buy' ? sql`token_out = ${params.token}` : params.side === 'sell' ? sql`token_in = ${params.token}` : sql`(token_in = ${params.token} or token_out = ${params.token})`;
@@ -147,8 +174,7 @@ export const tradesQuery = defineMethod({
       timestamp_millis: snapshot.head.timestamp_millis,
       latest_id,
       next_cursor,
-      rows: rows.map((r) => ({
-        id: rowId(r),
+      rows: rows.map((r) => pick(rowId(r), {
         block_height: Number(r.block_height),
         timestamp_millis: Number(r.timestamp_ms),
         tx_hash: r.tx_hash,
@@ -163,25 +189,15 @@ export const tradesQuery = defineMethod({
         pool_ids: r.pool_ids,
         receipt_ids: r.receipt_ids,
         value_usd: presentDecimal(r.value_usd, undefined),
-        ...(params.token ? { side: params.side ?? (r.token_out === params.token ? ('buy' as const) : ('sell' as const)) } : {}),
-      })),
+        side: params.side ?? (r.token_out === params.token ? 'buy' : 'sell'),
+      }, fields)),
     };
     const exists = params.token === undefined || (await tokenExists(snapshot, params.token));
     return { result, cache: exists ? historyCache(params, snapshot.head, result.next_cursor) : 'none', rows: rows.length };
   },
 });
 
-export const transfersQueryParams = z.strictObject({
-  token: tokenIdParam.optional().describe('`near` for native NEAR'),
-  account: accountIdParam.optional().describe('transfers from or to this account'),
-  from: accountIdParam.optional().describe('sender'),
-  to: accountIdParam.optional().describe('receiver'),
-  min_amount: integerText.optional().describe('smallest amount kept, smallest units'),
-  ...historyCommon,
-});
-
-const transferRow = z.object({
-  id: z.string(),
+const transferFields = z.object({
   block_height: z.int(),
   timestamp_millis: z.int(),
   tx_hash: z.string().nullable(),
@@ -192,13 +208,25 @@ const transferRow = z.object({
   amount: z.string().describe('smallest units'),
   memo: z.string().nullable(),
 });
+export const TRANSFER_FIELDS = transferFields.keyof().options;
+const TRANSFER_DEFAULT_FIELDS = TRANSFER_FIELDS.filter((f) => f !== 'receipt_id');
+
+export const transfersQueryParams = z.strictObject({
+  token: tokenIdParam.optional().describe('`near` for native NEAR'),
+  account: accountIdParam.optional().describe('transfers from or to this account'),
+  from: accountIdParam.optional().describe('sender'),
+  to: accountIdParam.optional().describe('receiver'),
+  min_amount: integerText.optional().describe('smallest amount kept, smallest units'),
+  fields: fieldsParam(transferFields, TRANSFER_DEFAULT_FIELDS),
+  ...historyCommon,
+});
 
 export const transfersQuery = defineMethod({
   name: 'transfers.query',
   path: '/transfers',
   summary: 'Token transfers, mints and burns (and native NEAR transfers), filtered, newest or oldest first.',
   params: transfersQueryParams,
-  result: historyResult(transferRow),
+  result: historyResult(transferFields),
   async run(snapshot, params) {
     const filters: RawBuilder<unknown>[] = [sql`true`];
     if (params.token) filters.push(sql`token = ${params.token}`);
@@ -216,8 +244,7 @@ export const transfersQuery = defineMethod({
       timestamp_millis: snapshot.head.timestamp_millis,
       latest_id,
       next_cursor,
-      rows: rows.map((r) => ({
-        id: rowId(r),
+      rows: rows.map((r) => pick(rowId(r), {
         block_height: Number(r.block_height),
         timestamp_millis: Number(r.timestamp_ms),
         tx_hash: r.tx_hash,
@@ -227,7 +254,7 @@ export const transfersQuery = defineMethod({
         to: r.receiver,
         amount: String(r.amount),
         memo: r.memo,
-      })),
+      }, params.fields ?? TRANSFER_DEFAULT_FIELDS)),
     };
     const exists = params.token === undefined || (await tokenExists(snapshot, params.token));
     return { result, cache: exists ? historyCache(params, snapshot.head, result.next_cursor) : 'none', rows: rows.length };
