@@ -165,7 +165,8 @@ describe.skipIf(!HAVE_FIXTURES)('dexlake index from NEAR Lake (s3rver)', () => {
 describe.skipIf(!HAVE_FIXTURES)('dexlake index, replay and rebuild from the fixture files', () => {
   const source = `files:${MAINNET}`;
   const FIRST_TO = 89402026;
-  const heights = readdirSync(MAINNET)
+  // vitest runs a skipped describe's body too: without the fixtures there is no folder to list.
+  const heights = (HAVE_FIXTURES ? readdirSync(MAINNET) : [])
     .map((name) => /^(\d+)\.json$/.exec(name)?.[1])
     .filter((h) => h !== undefined)
     .map(Number)
