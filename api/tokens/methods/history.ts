@@ -36,8 +36,8 @@ const historyResult = (fields: z.ZodObject) =>
   });
 
 /**
- * The `fields` parameter of a history: the row's fields after `id`, in the order asked. By default every field but
- * the receipt-level ones (the receipt ids, which explorers and auditors ask for and a trade list does not need).
+ * The `fields` parameter of a history: the row's fields after `id`, in the order asked; `defaults` when absent
+ * (every field but the receipt-level ones, which explorers and auditors ask for and a trade list does not need).
  */
 function fieldsParam(fields: z.ZodObject, defaults: readonly string[]) {
   const all = fields.keyof();
