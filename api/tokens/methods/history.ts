@@ -35,10 +35,12 @@ const historyResult = (fields: z.ZodObject) =>
     rows: z.array(z.object({ id: z.string() }).extend(fields.partial().shape)),
   });
 
-/**
- * The `fields` parameter of a history: the row's fields after `id`, in the order asked; `defaults` when absent
- * (every field but the receipt-level ones, which explorers and auditors ask for and a trade list does not need).
- */
+/** The fields a history row leaves out unless asked: the receipt-level ones, which explorers and auditors ask for
+ * and a trade list does not need. */
+const RECEIPT_LEVEL: ReadonlySet<string> = new Set(['receipt_id', 'hops', 'receipt_ids']);
+const withoutReceiptLevel = <F extends string>(fields: readonly F[]) => fields.filter((f) => !RECEIPT_LEVEL.has(f));
+
+/** The `fields` parameter of a history: the row's fields after `id`, in the order asked; `defaults` when absent. */
 function fieldsParam(fields: z.ZodObject, defaults: readonly string[]) {
   const all = fields.keyof();
   return z
@@ -131,7 +133,8 @@ const tradeFields = z.object({
   side: z.enum(['buy', 'sell']).describe('only with token: buy when the token was received (a round trip through the token counts as either; it is labelled as the side asked for, else buy)'),
 });
 export const TRADE_FIELDS = tradeFields.keyof().options;
-const TRADE_DEFAULT_FIELDS = TRADE_FIELDS.filter((f) => f !== 'receipt_id' && f !== 'hops' && f !== 'receipt_ids' && f !== 'side');
+// side only with token (added there).
+const TRADE_DEFAULT_FIELDS = withoutReceiptLevel(TRADE_FIELDS).filter((f) => f !== 'side');
 
 export const tradesQueryParams = z.strictObject({
   token: tokenIdParam.optional().describe('trades with this token on either side'),
@@ -209,7 +212,7 @@ const transferFields = z.object({
   memo: z.string().nullable(),
 });
 export const TRANSFER_FIELDS = transferFields.keyof().options;
-const TRANSFER_DEFAULT_FIELDS = TRANSFER_FIELDS.filter((f) => f !== 'receipt_id');
+const TRANSFER_DEFAULT_FIELDS = withoutReceiptLevel(TRANSFER_FIELDS);
 
 export const transfersQueryParams = z.strictObject({
   token: tokenIdParam.optional().describe('`near` for native NEAR'),
