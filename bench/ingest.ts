@@ -14,7 +14,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connect, ensureDatabase, withDatabase, type Db } from '../db/connect.ts';
-import { startEmbeddedPostgres } from '../db/embedded.ts';
+import { procStat, startEmbeddedPostgres } from '../db/embedded.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { Devnet } from '../indexer/sources/devnet/devnet.ts';
@@ -48,29 +48,16 @@ function ownCpuS(): number {
 
 /** CPU seconds of the embedded PostgreSQL so far: the postmaster and its children, live and ended (Linux /proc;
  * undefined elsewhere, and behind DATABASE_URL). */
-function postgresCpuS(pid = postmaster): number | undefined {
-  if (pid === undefined) return undefined;
-  const stat = (p: string) => {
-    const text = readFileSync(`/proc/${p}/stat`, 'utf8');
-    return text.slice(text.lastIndexOf(')') + 2).split(' ').map(Number); // fields from 3 (state) on
-  };
-  const ticks = 100; // USER_HZ, 100 on every Linux
-  try {
-    const own = stat(String(pid)); // utime, stime, and the ended children's cutime, cstime
-    let sum = own[11]! + own[12]! + own[13]! + own[14]!;
-    for (const p of readdirSync('/proc')) {
-      if (!/^\d+$/.test(p)) continue;
-      try {
-        const f = stat(p);
-        if (f[1] === pid) sum += f[11]! + f[12]! + f[13]! + f[14]!;
-      } catch {
-        // ended while we looked
-      }
-    }
-    return sum / ticks;
-  } catch {
-    return undefined;
+function postgresCpuS(): number | undefined {
+  const own = postmaster === undefined ? undefined : procStat(postmaster);
+  if (own === undefined) return undefined;
+  const cpuTicks = (f: number[]) => f[11]! + f[12]! + f[13]! + f[14]!;
+  let ticks = cpuTicks(own);
+  for (const p of readdirSync('/proc')) {
+    const f = /^\d+$/.test(p) ? procStat(Number(p)) : undefined;
+    if (f !== undefined && f[1] === postmaster) ticks += cpuTicks(f);
   }
+  return ticks / 100; // USER_HZ, 100 on every Linux
 }
 
 /** A fresh, migrated database on the bench's server. */

@@ -85,14 +85,18 @@ function alive(pid: number): boolean {
   }
 }
 
-function parentOf(pid: number): number | undefined {
+/** A process's `/proc/PID/stat` fields from the third (state) on, as numbers: [1] is the parent, [11..14] utime,
+ * stime and the ended children's cutime, cstime, in clock ticks. Undefined when it is gone or not on Linux. */
+export function procStat(pid: number): number[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
   } catch {
     return undefined;
   }
 }
+
+const parentOf = (pid: number): number | undefined => procStat(pid)?.[1];
 
 async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
