@@ -1,5 +1,6 @@
 // The registry: every DEX id with its decoder. A new DEX is a new folder and one line here.
 import type { Block } from '../near/block.ts';
+import type { UndecodedEvent } from '../near/events.ts';
 import { decodeAmmA } from './amm-a/decode.ts';
 import { decodeAmmC } from './amm-c/decode.ts';
 import { decodeAmmDclA } from './amm-dcl-a/decode.ts';
@@ -15,8 +16,8 @@ import type { DexContracts } from './contracts.ts';
 import type { DexEvent, DexId } from './events.ts';
 import type { StakeANslpEvent } from './stake-a/events.ts';
 
-/** The shared vocabulary and the events some DEXes add to it. */
-export type DecodedDexEvent = DexEvent | AmmAEvent | StakeANslpEvent;
+/** The shared vocabulary, the events some DEXes add to it, and what a decoder could not read. */
+export type DecodedDexEvent = DexEvent | AmmAEvent | StakeANslpEvent | UndecodedEvent;
 
 export interface DexDecoder {
   id: DexId;

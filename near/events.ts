@@ -77,12 +77,35 @@ export interface TokenMetadataEvent extends EventBase, FtMetadata {
   source: 'init' | 'rpc';
 }
 
+/**
+ * Input from the chain that a decoder could not read: a log line of a contract it owns that matches none of the
+ * contract's known formats (an unknown event name, a known event whose shape is not the one we read), or a storage
+ * value that does not decode (an unknown enum tag, a short value, leftover bytes). Nothing from the chain stops the
+ * indexer: the input is kept, counted and skipped. `index` numbers it among the receipt's events like any other.
+ */
+export interface UndecodedEvent extends EventBase {
+  kind: 'undecoded';
+  /** The DEX id, or the standard for the core decoders (`NEP-141`, `NEP-145`, `NEP-297`). */
+  dex: string;
+  /** What was not understood: a log line or a storage write. */
+  input: 'log' | 'state';
+  /** The account whose log or storage it is. */
+  contractId: string;
+  /** The pool the input belongs to, when known: that pool's state is stale until a readable write arrives. */
+  poolId: string | null;
+  /** Why it was not read, in a few words (e.g. `unknown event foo`, `1 leftover byte(s) after offset 174 of 175`). */
+  reason: string;
+  /** The input as the chain gave it: the log line, or the storage value in base64 (with its key, `key=value`). */
+  raw: string;
+}
+
 export type CoreEvent =
   | FtTransferEvent
   | FtMintEvent
   | FtBurnEvent
   | NearTransferEvent
   | StorageDepositEvent
-  | TokenMetadataEvent;
+  | TokenMetadataEvent
+  | UndecodedEvent;
 
 export type CoreEventKind = CoreEvent['kind'];

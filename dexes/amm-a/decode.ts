@@ -10,12 +10,14 @@
 // - swaps: `Swapped ...` log lines of SUCCESSFUL receipts executed by the contract (a failed
 //   receipt keeps its logs in the block, but its state was rolled back: no event).
 //
-// Contract-controlled text (logs, call args) never makes this throw; a pool value that does not
-// decode exactly does (AmmAStateError): the layout changed and the code must follow.
+// Nothing from the chain makes this throw: a pool value or rates map that does not decode exactly (an unknown
+// tag, a short value, leftover bytes: another contract version) becomes an `undecoded` event, which marks the
+// pool stale until a readable write arrives.
 
 import type { Block, ReceiptOutcome, StateChange } from '../../near/block.ts';
 import { BorshReader } from '../../near/borsh.ts';
 import { isSuccess } from '../../near/decode.ts';
+import type { EventBase, UndecodedEvent } from '../../near/events.ts';
 import { parseJsonObject } from '../../near/nep297.ts';
 import {
   AMM_A_DEX_ID,
@@ -83,7 +85,7 @@ export function decodeAmmA(block: Block, options?: DecodeAmmAOptions): AmmAEvent
     }
   }
 
-  const base = (sc: StateChange) => {
+  const base = (sc: StateChange): EventBase => {
     const receiptId = sc.cause?.receiptHash ?? `(${sc.cause?.type ?? 'unknown cause'})`;
     return {
       blockHeight: block.height,
@@ -100,12 +102,12 @@ export function decodeAmmA(block: Block, options?: DecodeAmmAOptions): AmmAEvent
       events.push(ev);
       continue;
     }
-    const value = valueBytes(sc, block.height);
     let state;
     try {
-      state = decodePool(poolId, value);
+      state = decodePool(poolId, valueBytes(sc));
     } catch (err) {
-      throw new AmmAStateError(`block ${block.height}: ${(err as Error).message}`);
+      events.push(undecodedState(base(sc), contractId, String(poolId), sc, err));
+      continue;
     }
     const ev: AmmAPoolStateEvent = { ...base(sc), kind: 'pool_state', dex: AMM_A_DEX_ID, contractId, poolId, state };
     events.push(ev);
@@ -114,9 +116,10 @@ export function decodeAmmA(block: Block, options?: DecodeAmmAOptions): AmmAEvent
   if (lastRates !== undefined && lastRates.type === 'data_update') {
     let rates;
     try {
-      rates = decodeRates(valueBytes(lastRates, block.height));
+      rates = decodeRates(valueBytes(lastRates));
     } catch (err) {
-      throw new AmmAStateError(`block ${block.height}: ${(err as Error).message}`);
+      events.push(undecodedState(base(lastRates), contractId, null, lastRates, err));
+      return events;
     }
     const ev: AmmARatesEvent = {
       ...base(lastRates),
@@ -130,10 +133,23 @@ export function decodeAmmA(block: Block, options?: DecodeAmmAOptions): AmmAEvent
   return events;
 }
 
-function valueBytes(sc: StateChange, height: number): Uint8Array {
+function valueBytes(sc: StateChange): Uint8Array {
   const b64 = sc.change.valueBase64;
-  if (b64 === undefined) throw new AmmAStateError(`block ${height}: data_update without a value`);
+  if (b64 === undefined) throw new AmmAStateError('data_update without a value');
   return BorshReader.fromBase64(b64).bytes;
+}
+
+function undecodedState(base: EventBase, contractId: string, poolId: string | null, sc: StateChange, err: unknown): UndecodedEvent {
+  return {
+    ...base,
+    kind: 'undecoded',
+    dex: AMM_A_DEX_ID,
+    input: 'state',
+    contractId,
+    poolId,
+    reason: err instanceof Error ? err.message : String(err),
+    raw: `${sc.change.keyBase64 ?? ''}=${sc.change.valueBase64 ?? ''}`,
+  };
 }
 
 // ---- liquidity ----

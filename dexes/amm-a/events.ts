@@ -3,7 +3,7 @@
 // within AmmA's own events of one receipt (swaps in log order first, then pool writes in block
 // order), so a store that mixes AmmA and core events must key on the kind (or dex) as well.
 
-import type { EventBase } from '../../near/events.ts';
+import type { EventBase, UndecodedEvent } from '../../near/events.ts';
 import type { LiquidityEvent, SwapEvent } from '../events.ts';
 import type { AmmAPoolState, TokenRate } from './state.ts';
 
@@ -64,5 +64,6 @@ export interface AmmALiquidityEvent extends LiquidityEvent {
   poolId: number;
 }
 
-export type AmmAEvent = AmmAPoolStateEvent | AmmAPoolDeletedEvent | AmmARatesEvent | AmmASwapEvent | AmmALiquidityEvent;
+/** What AmmA's decoder gives, including what it could not read. */
+export type AmmAEvent = AmmAPoolStateEvent | AmmAPoolDeletedEvent | AmmARatesEvent | AmmASwapEvent | AmmALiquidityEvent | UndecodedEvent;
 export type AmmAEventKind = AmmAEvent['kind'];
