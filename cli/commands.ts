@@ -4,9 +4,11 @@ import { ConfigError, type Config } from './config.ts';
 import { processLogger, stopSignal, withDatabase } from './run.ts';
 import { connect, type Db } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { contractsOf } from '../dexes/contracts.ts';
 import { runIndexer } from '../indexer/main.ts';
 import { startStatusServer } from '../indexer/status-server.ts';
 import { createProgress } from '../indexer/progress.ts';
+import { readUndecodedTotals } from '../indexer/projections/undecoded.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
 import { openSource } from '../indexer/sources/index.ts';
 import { startSolverRelay, type SolverRelay } from '../indexer/sources/devnet/relay.ts';
@@ -20,12 +22,17 @@ export async function index(config: Config): Promise<void> {
     const applied = await migrateToLatest(db.kysely);
     if (applied.length) logger.info({ applied }, 'migrated');
     const status = config.indexerPort ? await startStatusServer(config.indexerPort, config.host) : undefined;
-    if (status) logger.info({ port: status.port }, 'status port listening');
+    if (status) {
+      // The counter goes on from what earlier runs counted, so it reads the same across restarts.
+      status.addUndecoded(await readUndecodedTotals(db.kysely));
+      logger.info({ port: status.port }, 'status port listening');
+    }
     const relay = config.source === 'devnet' && config.relayPort ? await startRelay(db, config, logger) : undefined;
     try {
       await runIndexer({
         db,
         source: config.source,
+        contracts: contractsOf(config.nearNetwork),
         devnet: { seed: config.devnetSeed, speed: config.devnetSpeed },
         from: config.from,
         to: config.to,
@@ -33,6 +40,7 @@ export async function index(config: Config): Promise<void> {
         signal,
         rpcUrl: config.nearRpcUrl,
         onHeight: status?.setHeight,
+        onUndecoded: status?.addUndecoded,
         sourceObserver: status?.source,
       });
     } finally {
@@ -82,7 +90,7 @@ export async function replayCommand(config: Config): Promise<void> {
       await migrateToLatest(db.kysely);
       const source = await openSource(config.source, { devnet: { seed: config.devnetSeed, speed: 0 } });
       const progress = createProgress({ logger, from, to, tty: process.stderr.isTTY ? process.stderr : undefined });
-      const result = await replay({ db, source, from, to, signal, progress });
+      const result = await replay({ db, source, from, to, signal, progress, contracts: contractsOf(config.nearNetwork) });
       progress.done();
       logger.info({ ...result, from, to }, 'replayed');
     } finally {

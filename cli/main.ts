@@ -96,6 +96,19 @@ withSettings(
   await poolsImport(configOf(command, commonSettings), { file, height: opts.height, rpc: opts.rpc });
 });
 
+withSettings(
+  program
+    .command('undecoded')
+    .description('what the decoders could not read: totals per DEX and kind, then the newest inputs kept with their raw text')
+    .option('--dex <D>', 'only this DEX id (e.g. AmmA) or core standard (NEP-141, NEP-145, NEP-297)')
+    .option('--limit <N>', 'inputs to list, newest first (1 to 1000, default 20)')
+    .option('--json', 'one JSON object per input, no totals'),
+  commonSettings,
+).action(async (opts: { dex?: string; limit?: string; json?: boolean }, command: Command) => {
+  const { undecodedCommand } = await import('./undecoded.ts');
+  await undecodedCommand(configOf(command, commonSettings), opts);
+});
+
 const devnetNames: SettingName[] = ['devnetSeed'];
 withSettings(
   program

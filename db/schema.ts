@@ -87,9 +87,11 @@ export interface PoolsTable {
   total_fee: number;
   state: ColumnType<unknown, string, string>;
   updated_height: number;
+  /** The pool's latest write did not decode: its state is not known, and it is not routed. */
+  stale: Generated<boolean>;
 }
 
-export interface PoolHistoryTable extends Omit<PoolsTable, 'updated_height'> {
+export interface PoolHistoryTable extends Omit<PoolsTable, 'updated_height' | 'stale'> {
   block_height: number;
 }
 
@@ -167,6 +169,30 @@ export interface MarketClockTable {
   timestamp_ms: number;
 }
 
+/** The newest 1,000 inputs per DEX that a decoder could not read (`undecoded` events). */
+export interface UndecodedTable {
+  block_height: number;
+  receipt_id: string;
+  index: number;
+  timestamp_ms: number;
+  tx_hash: string | null;
+  /** DEX id, or the standard for the core decoders. */
+  dex: string;
+  /** `log` or `state`. */
+  kind: string;
+  contract_id: string;
+  pool_id: string | null;
+  reason: string;
+  raw: string;
+}
+
+/** Every undecoded input ever indexed, counted per DEX and kind. */
+export interface UndecodedTotalsTable {
+  dex: string;
+  kind: string;
+  count: ColumnType<string, string | bigint | number, string | bigint | number>;
+}
+
 export interface Database {
   blocks: BlocksTable;
   checkpoints: CheckpointsTable;
@@ -184,4 +210,6 @@ export interface Database {
   token_market: TokenMarketTable;
   candles: CandlesTable;
   market_clock: MarketClockTable;
+  undecoded: UndecodedTable;
+  undecoded_totals: UndecodedTotalsTable;
 }

@@ -3,6 +3,7 @@
 // which are a small fraction of the block's bytes, so the hand-over costs little.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import { decodeRaw, type DecodedBlock } from './decode.ts';
 import type { BlockRange, BlockSource, RawBlock } from './sources/source.ts';
 
@@ -22,14 +23,14 @@ interface Job {
   reject(error: Error): void;
 }
 
-/** `size` worker threads; 0 decodes inline on the calling thread. */
-export function createDecodePool(size = defaultWorkers()): DecodePool {
+/** `size` worker threads; 0 decodes inline on the calling thread. `contracts`: the network's DEX contracts. */
+export function createDecodePool(size = defaultWorkers(), contracts: DexContracts = MAINNET_CONTRACTS): DecodePool {
   if (size === 0) {
     let inFlight = 0;
     return {
       decode: (raw) => {
         inFlight++;
-        return decodeRaw(raw).finally(() => inFlight--);
+        return decodeRaw(raw, contracts).finally(() => inFlight--);
       },
       inFlight: () => inFlight,
       close: async () => {},
@@ -39,7 +40,10 @@ export function createDecodePool(size = defaultWorkers()): DecodePool {
   const workers = Array.from({ length: size }, () => {
     // 192 MB of young generation is a 64 MB semi-space (V8 sizes it 3x): a parsed block of a few MB then dies in
     // the scavenger instead of being promoted and collected by the slower full GC (decoding went from 16 s to 14 s).
-    const worker = new Worker(new URL('./decode-worker.js', import.meta.url), { resourceLimits: { maxYoungGenerationSizeMb: 192 } });
+    const worker = new Worker(new URL('./decode-worker.js', import.meta.url), {
+      resourceLimits: { maxYoungGenerationSizeMb: 192 },
+      workerData: { contracts },
+    });
     const jobs = new Map<number, Job>();
     worker.on('message', ({ id, value, error }: { id: number; value?: DecodedBlock; error?: string }) => {
       const job = jobs.get(id)!;

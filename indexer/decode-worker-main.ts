@@ -1,7 +1,8 @@
 // A decode worker: raw blocks in, decoded blocks out (events cross threads by structured clone, bigints and all).
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { DexContracts } from '../dexes/contracts.ts';
 import { decodeRaw } from './decode.ts';
 import type { RawBlock } from './sources/source.ts';
 
@@ -15,9 +16,11 @@ try {
   // no /proc/thread-self: not Linux
 }
 
+const { contracts } = workerData as { contracts: DexContracts };
+
 parentPort!.on('message', async ({ id, raw }: { id: number; raw: RawBlock }) => {
   try {
-    parentPort!.postMessage({ id, value: await decodeRaw(raw) });
+    parentPort!.postMessage({ id, value: await decodeRaw(raw, contracts) });
   } catch (error) {
     parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
   }

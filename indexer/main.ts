@@ -4,11 +4,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
+import type { DexContracts } from '../dexes/contracts.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
 import { ingest } from './pipeline.ts';
 import { createProgress } from './progress.ts';
 import { openSource } from './sources/index.ts';
 import type { SourceObserver } from './sources/retry.ts';
+import type { UndecodedCount } from './projections/undecoded.ts';
 import { rpcMetadata } from './token-metadata.ts';
 
 const MIN_RETRY_MS = 250;
@@ -22,11 +24,15 @@ export interface IndexerOptions {
   logger: Logger;
   signal: AbortSignal;
   onHeight?: (height: number) => void;
+  /** Told of each committed batch's undecoded inputs, per DEX and kind. */
+  onUndecoded?: (counts: readonly UndecodedCount[]) => void;
   /** Told of the block source's retries and recoveries (the status port); each retry is also logged. */
   sourceObserver?: SourceObserver;
   /** NEAR JSON-RPC for `ft_metadata` of tokens the chain has not described in the log. */
   rpcUrl?: string;
   devnet?: { seed: string; speed: number };
+  /** The network's DEX contracts (default: mainnet's). */
+  contracts?: DexContracts;
 }
 
 export async function runIndexer(options: IndexerOptions): Promise<void> {
@@ -52,10 +58,11 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
         source,
         from,
         to: options.to,
+        contracts: options.contracts,
         signal,
         progress,
         enrich,
-        onBatch: (height, blocks, events) => {
+        onBatch: (height, blocks, events, undecoded) => {
           failures = 0;
           total.height = height;
           total.blocks += blocks;
@@ -63,6 +70,10 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
           // Once a batch is in, the checkpoint is where to resume, not the --from given at start.
           from = undefined;
           options.onHeight?.(height);
+          if (undecoded.length) {
+            options.onUndecoded?.(undecoded);
+            for (const { dex, kind, count } of undecoded) logger.warn({ dex, kind, count, height }, 'undecoded input kept (dexlake undecoded lists it)');
+          }
         },
       });
       break;

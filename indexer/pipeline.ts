@@ -3,13 +3,14 @@
 // chain head), so throughput and latency both come for free. While one batch commits, the next is read and
 // decoded: PostgreSQL and the decoder work at the same time, on different cores.
 import type { Db } from '../db/connect.ts';
-import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
+import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import { DclStage } from './dcl-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import { eventRowsText, type DomainEvent } from './event-rows.ts';
 import type { Progress } from './progress.ts';
 import type { Enrich } from './token-metadata.ts';
 import type { BlockSource } from './sources/source.ts';
+import type { UndecodedCount } from './projections/undecoded.ts';
 import { prepareBatch, readCheckpoint, writeBatch, type BlockRow, type Checkpoint } from './store.ts';
 
 export interface BatchLimits {
@@ -29,12 +30,14 @@ export interface IngestOptions {
   signal: AbortSignal;
   limits?: Partial<BatchLimits>;
   progress?: Progress;
+  /** The network's DEX contracts (default: mainnet's, which the devnet uses too). */
+  contracts?: DexContracts;
   /** Decode worker threads (default: one per spare core; 0 decodes on this thread). */
   workers?: number;
   /** Extra events for a batch before it is written (token metadata over RPC). */
   enrich?: Enrich;
-  /** Called after each committed batch with its last height and its size. */
-  onBatch?: (height: number, blocks: number, events: number) => void;
+  /** Called after each committed batch with its last height, its size and what its decoders could not read. */
+  onBatch?: (height: number, blocks: number, events: number, undecoded: readonly UndecodedCount[]) => void;
 }
 
 export interface IngestResult {
@@ -93,7 +96,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
         result.events += batch.events.length;
         result.height = height;
         options.progress?.update(height, batch.blocks.length, batch.events.length);
-        options.onBatch?.(height, batch.blocks.length, batch.events.length);
+        options.onBatch?.(height, batch.blocks.length, batch.events.length, prepared.changes.undecoded.counts);
       },
       (error: unknown) => void (failure = { error }),
     );
@@ -105,8 +108,9 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
     rethrow();
   };
 
-  const dcl = await DclStage.load(db.kysely, MAINNET_CONTRACTS);
-  const pool = createDecodePool(options.workers);
+  const contracts = options.contracts ?? MAINNET_CONTRACTS;
+  const dcl = await DclStage.load(db.kysely, contracts);
+  const pool = createDecodePool(options.workers, contracts);
   const iterator = decodedBlocks(source, { from, to: options.to }, signal, pool)[Symbol.asyncIterator]();
   try {
     let pending = iterator.next();

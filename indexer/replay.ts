@@ -4,7 +4,7 @@
 import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { fromRow, type DomainEvent } from './event-rows.ts';
-import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
+import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import { DclStage } from './dcl-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import type { Progress } from './progress.ts';
@@ -14,7 +14,7 @@ import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoi
 /** Every table derived from the log (blocks and events are the log; checkpoints are the indexer's own). */
 export const PROJECTIONS = [
   'transfers', 'balances', 'balance_history', 'tokens', 'storage_registrations', 'pools', 'pool_history', 'trade_hops',
-  'trades', 'prices', 'token_market', 'candles', 'market_clock',
+  'trades', 'prices', 'token_market', 'candles', 'market_clock', 'undecoded', 'undecoded_totals',
 ] as const;
 
 /** Events per rebuild step, rounded up to whole blocks (projections take whole blocks). */
@@ -65,10 +65,12 @@ export interface ReplayOptions {
   to: number;
   signal: AbortSignal;
   progress?: Progress;
+  /** The network's DEX contracts (default: mainnet's). */
+  contracts?: DexContracts;
 }
 
 /** Replaces the log's blocks and events in [from, to] with what the source gives now, then rebuilds. */
-export async function replay({ db, source, from, to, signal, progress }: ReplayOptions): Promise<{ blocks: number; events: number }> {
+export async function replay({ db, source, from, to, signal, progress, contracts = MAINNET_CONTRACTS }: ReplayOptions): Promise<{ blocks: number; events: number }> {
   if (from > to) throw new Error(`replay: --from ${from} is above --to ${to}`);
   return inTransaction(db, async (tx) => {
     // Events the blocks give are replaced; those learned over RPC (`rpc:` receipts) or imported (`import:`, see
@@ -88,8 +90,8 @@ export async function replay({ db, source, from, to, signal, progress }: ReplayO
       blocks = [];
       events = [];
     };
-    const dcl = await DclStage.load(tx.kysely, MAINNET_CONTRACTS, from);
-    const pool = createDecodePool();
+    const dcl = await DclStage.load(tx.kysely, contracts, from);
+    const pool = createDecodePool(undefined, contracts);
     try {
       for await (const block of decodedBlocks(source, { from, to }, signal, pool)) {
         dcl.apply(block);

@@ -4,6 +4,7 @@
 // the metrics say what is wrong).
 import { createServer, type Server } from 'node:http';
 import { Registry, collectDefaultMetrics, Counter, Gauge } from 'prom-client';
+import type { UndecodedCount } from './projections/undecoded.ts';
 import type { SourceErrorKind, SourceObserver } from './sources/retry.ts';
 
 export interface SourceHealth {
@@ -64,6 +65,8 @@ export class SourceTracker {
 
 export interface StatusServer {
   setHeight(height: number): void;
+  /** Inputs the decoders could not read, per DEX and kind: `dexlake_indexer_undecoded_total`. */
+  addUndecoded(counts: readonly UndecodedCount[]): void;
   /** Give it to the block source (`openSource(spec, { ...status.source })`): /health and /metrics report its trouble. */
   source: Required<SourceObserver>;
   close(): Promise<void>;
@@ -78,6 +81,12 @@ export async function startStatusServer(port: number, host: string): Promise<Sta
     name: 'dexlake_indexer_source_errors_total',
     help: 'Failed block source requests that were retried, by kind (http_5xx, http_429, http_4xx, timeout, network, malformed, other)',
     labelNames: ['kind'],
+    registers: [registry],
+  });
+  const undecoded = new Counter({
+    name: 'dexlake_indexer_undecoded_total',
+    help: 'Log lines and storage writes of known contracts that no decoder could read, by DEX (or core standard) and kind (log, state); kept in the undecoded table (dexlake undecoded)',
+    labelNames: ['dex', 'kind'],
     registers: [registry],
   });
   const tracker = new SourceTracker();
@@ -105,6 +114,9 @@ export async function startStatusServer(port: number, host: string): Promise<Sta
     setHeight(h) {
       height = h;
       heightGauge.set(h);
+    },
+    addUndecoded(counts) {
+      for (const { dex, kind, count } of counts) undecoded.inc({ dex, kind }, count);
     },
     source: {
       onRetry(error, attempt, _delayMs, kind) {

@@ -11,6 +11,7 @@ import { compareEvents, EVENT_COLUMNS, eventRow, eventRowsText, transfersText, t
 import { applyMarketChanges, prepareMarketChanges, type MarketChanges } from './projections/market.ts';
 import { applyPoolChanges, preparePoolChanges, type PoolChanges } from './projections/pools.ts';
 import { applyTokenChanges, prepareTokenChanges, type TokenChanges } from './projections/tokens.ts';
+import { applyUndecodedChanges, prepareUndecodedChanges, type UndecodedChanges } from './projections/undecoded.ts';
 
 export const CHECKPOINT = 'indexer';
 export { NOTIFY_CHANNEL, type BlocksNotification } from '../db/notify.ts';
@@ -47,6 +48,7 @@ export interface ProjectionChanges {
   pools: PoolChanges;
   /** trades, prices, candles, token_market. */
   market: MarketChanges;
+  undecoded: UndecodedChanges;
 }
 
 /**
@@ -56,7 +58,12 @@ export interface ProjectionChanges {
 export function prepareProjections(events: DomainEvent[], transfers = transfersText(events)): ProjectionChanges {
   // Each decoded block comes sorted, so this is a merge of sorted runs.
   events.sort(compareEvents);
-  return { tokens: prepareTokenChanges(events, transfers), pools: preparePoolChanges(events), market: prepareMarketChanges(events) };
+  return {
+    tokens: prepareTokenChanges(events, transfers),
+    pools: preparePoolChanges(events),
+    market: prepareMarketChanges(events),
+    undecoded: prepareUndecodedChanges(events),
+  };
 }
 
 /** Applies prepared changes; returns what changed, for the NOTIFY (tokens: touched by transfers or metadata, or
@@ -66,6 +73,7 @@ export async function applyProjections(tx: Tx, changes: ProjectionChanges): Prom
   const repriced = await applyMarketChanges(tx, changes.market);
   await applyPoolChanges(tx, changes.pools);
   const tokens = await applyTokenChanges(tx, changes.tokens);
+  await applyUndecodedChanges(tx, changes.undecoded);
   for (const token of repriced) tokens.add(token);
   return { tokens, pools: changes.pools.keys };
 }

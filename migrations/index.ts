@@ -9,6 +9,7 @@ import * as tradesPricesCandles from './0005_trades_prices_candles.ts';
 import * as tradeReceipts from './0006_trade_receipts.ts';
 import * as ratesIndex from './0007_rates_index.ts';
 import * as nslpIndex from './0008_nslp_index.ts';
+import * as undecoded from './0009_undecoded.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -19,4 +20,5 @@ export const migrations: Record<string, Migration> = {
   '0006_trade_receipts': tradeReceipts,
   '0007_rates_index': ratesIndex,
   '0008_nslp_index': nslpIndex,
+  '0009_undecoded': undecoded,
 };

@@ -1,10 +1,13 @@
 // Block -> core events (NEP-141 transfers/mints/burns, NEAR transfers, NEP-145 storage
 // deposits, NEP-148 metadata at init). Pure: no I/O, never throws on contract-controlled text
-// (logs, call args); malformed input there is skipped.
+// (logs, call args). What claims a standard's format but cannot be read (an `EVENT_JSON:` line that
+// is no NEP-297 event, a `nep141` event with an unknown name or an unreadable item, a legacy
+// transfer line with a bad amount or account, `storage_deposit` args that are not the NEP-145
+// shape) becomes an `undecoded` event of that standard: kept, counted, and skipped.
 
 import type { Action, Block, ReceiptOutcome } from './block.ts';
 import type { CoreEvent, EventBase } from './events.ts';
-import { EVENT_JSON_PREFIX, parseEventLog } from './nep297.ts';
+import { EVENT_JSON_PREFIX, asRecord, parseEventLog, type Nep297Event } from './nep297.ts';
 import { isValidAccountId } from './token-id.ts';
 import { parseU128 } from './units.ts';
 
@@ -127,16 +130,24 @@ function decodeAction(ctx: Ctx, outcome: ReceiptOutcome, action: Action): void {
   }
 }
 
+/** NEP-145 `storage_deposit {account_id?, registration_only?}`; no args at all is `{}`. A successful call whose
+ * args are not that shape is some other contract's method of the same name: undecoded, not guessed. */
 function decodeStorageDeposit(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: string, deposit: bigint): void {
-  const args = parseArgs(argsBase64);
-  const accountId = args?.account_id;
+  const args = argsBase64 === '' ? {} : parseArgs(argsBase64);
+  const accountId = args?.account_id ?? null;
+  const registrationOnly = args?.registration_only ?? null;
+  if (args === null || (accountId !== null && !isAccount(accountId)) || (registrationOnly !== null && typeof registrationOnly !== 'boolean')) {
+    const raw = Buffer.from(argsBase64, 'base64').toString('utf8');
+    push(ctx, { kind: 'undecoded', dex: 'NEP-145', input: 'args', contractId: outcome.receiverId, poolId: null, reason: 'storage_deposit args are not {account_id?: account id, registration_only?: bool}', raw });
+    return;
+  }
   push(ctx, {
     kind: 'storage_deposit',
     contractId: outcome.receiverId,
     // NEP-145: no account_id means the caller registers itself.
-    accountId: typeof accountId === 'string' && isValidAccountId(accountId) ? accountId : outcome.predecessorId,
+    accountId: accountId ?? outcome.predecessorId,
     deposit,
-    registrationOnly: args?.registration_only === true,
+    registrationOnly: registrationOnly === true,
   });
 }
 
@@ -179,39 +190,42 @@ function decodeLogs(ctx: Ctx, outcome: ReceiptOutcome, wrapContracts: ReadonlySe
   for (let i = 0; i < logs.length; i++) {
     const log = logs[i] as string;
     if (log.startsWith(EVENT_JSON_PREFIX)) {
-      decodeNep141Event(ctx, contractId, log);
+      const event = parseEventLog(log);
+      if (event === null) pushUndecoded(ctx, 'NEP-297', contractId, 'not a NEP-297 event: a JSON object with `standard` and `event` strings', log);
+      else if (event.standard === 'nep141') decodeNep141Event(ctx, contractId, event, log);
     } else if (legacyAllowed) {
       decodeLegacyLog(ctx, contractId, log, logs[i + 1], wrapContracts);
     }
   }
 }
 
-function decodeNep141Event(ctx: Ctx, contractId: string, log: string): void {
-  // Cheap filter before JSON.parse: most EVENT_JSON logs belong to other standards.
-  if (!log.includes('nep141')) return;
-  const parsed = parseEventLog(log);
-  if (parsed === null) return;
-  const { standard, event: name, data } = parsed;
-  if (standard !== 'nep141' || !Array.isArray(data)) return;
-  // All items or none: a half-valid event is a broken contract, not a partial transfer.
+/** NEP-141 events: `ft_transfer`, `ft_mint`, `ft_burn`, each a list of items, taken whole or not at all (a
+ * half-valid event is a broken contract, not a partial transfer). */
+function decodeNep141Event(ctx: Ctx, contractId: string, event: Nep297Event, log: string): void {
+  const { event: name, data } = event;
+  const bad = (reason: string) => pushUndecoded(ctx, 'NEP-141', contractId, reason, log);
+  if (name !== 'ft_transfer' && name !== 'ft_mint' && name !== 'ft_burn') return bad(`unknown nep141 event ${JSON.stringify(name)}`);
+  if (!Array.isArray(data)) return bad(`${name}: data is not a list`);
   if (name === 'ft_transfer') {
     const items: [string, string, bigint, string | null][] = [];
     for (const item of data) {
-      if (item === null || typeof item !== 'object') return;
-      const { old_owner_id: from, new_owner_id: to, amount, memo } = item as Record<string, unknown>;
+      const { old_owner_id: from, new_owner_id: to, amount, memo } = asRecord(item) ?? {};
       const value = parseU128(amount);
       const memoText = optionalString(memo);
-      if (!isAccount(from) || !isAccount(to) || value === null || memoText === undefined) return;
+      if (!isAccount(from) || !isAccount(to) || value === null || memoText === undefined) {
+        return bad(`ft_transfer item ${items.length}: needs old_owner_id, new_owner_id (account ids), amount (u128 string), memo (string or absent)`);
+      }
       items.push([from, to, value, memoText]);
     }
     for (const [from, to, amount, memo] of items) pushTransfer(ctx, contractId, from, to, amount, memo);
-  } else if (name === 'ft_mint' || name === 'ft_burn') {
+  } else {
     const items: [string, bigint][] = [];
     for (const item of data) {
-      if (item === null || typeof item !== 'object') return;
-      const { owner_id: owner, amount, memo } = item as Record<string, unknown>;
+      const { owner_id: owner, amount, memo } = asRecord(item) ?? {};
       const value = parseU128(amount);
-      if (!isAccount(owner) || value === null || optionalString(memo) === undefined) return;
+      if (!isAccount(owner) || value === null || optionalString(memo) === undefined) {
+        return bad(`${name} item ${items.length}: needs owner_id (account id), amount (u128 string), memo (string or absent)`);
+      }
       items.push([owner, value]);
     }
     for (const [owner, amount] of items) pushSupply(ctx, name, contractId, owner, amount);
@@ -232,7 +246,9 @@ function decodeLegacyLog(
     const amount = parseU128(m[2]);
     const from = m[3] as string;
     const to = m[4] as string;
-    if (amount === null || !isValidAccountId(from) || !isValidAccountId(to)) return;
+    if (amount === null || !isValidAccountId(from) || !isValidAccountId(to)) {
+      return pushUndecoded(ctx, 'NEP-141', contractId, `legacy ${m[1]} line: amount above u128 or an invalid account id`, log);
+    }
     const memo = m[1] === 'Transfer' && next?.startsWith(MEMO_PREFIX) ? next.slice(MEMO_PREFIX.length) : null;
     pushTransfer(ctx, contractId, from, to, amount, memo);
     return;
@@ -240,19 +256,23 @@ function decodeLegacyLog(
   if (!wrapContracts.has(contractId)) return;
   if (first === 68 /* D */) {
     const m = LEGACY_DEPOSIT.exec(log);
-    const amount = m === null ? null : parseU128(m[1]);
-    const owner = m?.[2];
-    if (amount !== null && owner !== undefined && isValidAccountId(owner)) {
-      pushSupply(ctx, 'ft_mint', contractId, owner, amount);
-    }
+    if (m === null) return;
+    const amount = parseU128(m[1]);
+    const owner = m[2] as string;
+    if (amount !== null && isValidAccountId(owner)) pushSupply(ctx, 'ft_mint', contractId, owner, amount);
+    else pushUndecoded(ctx, 'NEP-141', contractId, 'legacy Deposit line: amount above u128 or an invalid account id', log);
   } else if (first === 87 /* W */) {
     const m = LEGACY_WITHDRAW.exec(log);
-    const amount = m === null ? null : parseU128(m[1]);
-    const owner = m?.[2];
-    if (amount !== null && owner !== undefined && isValidAccountId(owner)) {
-      pushSupply(ctx, 'ft_burn', contractId, owner, amount);
-    }
+    if (m === null) return;
+    const amount = parseU128(m[1]);
+    const owner = m[2] as string;
+    if (amount !== null && isValidAccountId(owner)) pushSupply(ctx, 'ft_burn', contractId, owner, amount);
+    else pushUndecoded(ctx, 'NEP-141', contractId, 'legacy Withdraw line: amount above u128 or an invalid account id', log);
   }
+}
+
+function pushUndecoded(ctx: Ctx, standard: 'NEP-141' | 'NEP-145' | 'NEP-297', contractId: string, reason: string, raw: string): void {
+  push(ctx, { kind: 'undecoded', dex: standard, input: 'log', contractId, poolId: null, reason, raw });
 }
 
 function pushTransfer(ctx: Ctx, contractId: string, from: string, to: string, amount: bigint, memo: string | null): void {

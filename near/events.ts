@@ -87,15 +87,15 @@ export interface UndecodedEvent extends EventBase {
   kind: 'undecoded';
   /** The DEX id, or the standard for the core decoders (`NEP-141`, `NEP-145`, `NEP-297`). */
   dex: string;
-  /** What was not understood: a log line or a storage write. */
-  input: 'log' | 'state';
+  /** What was not understood: a log line, a storage write, or a successful call's arguments. */
+  input: 'log' | 'state' | 'args';
   /** The account whose log or storage it is. */
   contractId: string;
   /** The pool the input belongs to, when known: that pool's state is stale until a readable write arrives. */
   poolId: string | null;
   /** Why it was not read, in a few words (e.g. `unknown event foo`, `1 leftover byte(s) after offset 174 of 175`). */
   reason: string;
-  /** The input as the chain gave it: the log line, or the storage value in base64 (with its key, `key=value`). */
+  /** The input as the chain gave it: the log line, the storage write as base64 `key=value`, or the call's args. */
   raw: string;
 }
 

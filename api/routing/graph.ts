@@ -154,7 +154,8 @@ export class RoutingGraph {
 
   private async reloadAll(): Promise<void> {
     const [pools, tokens, market] = await Promise.all([
-      this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).execute(),
+      // A stale pool's latest write did not decode: its state is unknown, so it is not routed.
+      this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).where('stale', '=', false).execute(),
       this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
       this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
       this.readTimeAndRates(),
@@ -199,10 +200,11 @@ export class RoutingGraph {
       ? await this.db.kysely
           .selectFrom('pools')
           .select(['dex', 'pool_id', 'state', 'updated_height'])
+          .where('stale', '=', false)
           .where((eb) => eb.or(wanted.map((w) => eb.and([eb('dex', '=', w.dex), eb('pool_id', '=', w.poolId)]))))
           .execute()
       : [];
-    // A named pool without a row was deleted.
+    // A named pool without a (fresh) row was deleted or went stale.
     for (const key of keys) this.pools.delete(key);
     for (const row of rows) this.putPool(row);
     // Whatever moves Meta Pool's liquid-unstake pool also writes its STATE, so names the StakeA pool.

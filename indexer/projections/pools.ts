@@ -1,6 +1,7 @@
 // Pool projections: `pools` (current state per pool) and `pool_history` (the state after each block that changed
-// it), from the DEXes' pool_state events, and `trade_hops` from their swap events. A pure step picks the rows, an
-// I/O step writes them.
+// it), from the DEXes' pool_state events, and `trade_hops` from their swap events. A pool whose latest write did
+// not decode (an `undecoded` event naming it) is marked `stale` until a readable state arrives: its last known
+// state is kept for inspection, but nothing routes through it. A pure step picks the rows, an I/O step writes them.
 import type { Tx } from '../../db/connect.ts';
 import { copyRows } from '../../db/copy.ts';
 import { copyText, type CopyValue } from '../../db/copy-text.ts';
@@ -13,6 +14,8 @@ export interface PoolChanges {
   /** The latest state of each pool the batch changed, as `pools` rows. */
   latest: CopyValue[][];
   deleted: { dex: string; poolId: string }[];
+  /** Pools whose last change in the batch is a write that did not decode. */
+  stale: { dex: string; poolId: string }[];
   /** `dex:pool_id` of every pool changed, for the NOTIFY. */
   keys: string[];
   /** COPY text of `trade_hops` rows. */
@@ -28,6 +31,7 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
   const byBlock = new Map<string, { height: number; row: CopyValue[] }>();
   const latest = new Map<string, { height: number; row: CopyValue[] }>();
   const deleted = new Map<string, { dex: string; poolId: string }>();
+  const stale = new Map<string, { dex: string; poolId: string }>();
   const hops: CopyValue[][] = [];
   for (const e of events) {
     if (e.kind === 'swap') {
@@ -41,10 +45,14 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
       byBlock.set(`${key}@${e.blockHeight}`, { height: e.blockHeight, row });
       latest.set(key, { height: e.blockHeight, row });
       deleted.delete(key);
+      stale.delete(key);
     } else if (e.kind === 'pool_deleted') {
       const key = `${e.dex}:${e.poolId}`;
       latest.delete(key);
+      stale.delete(key);
       deleted.set(key, { dex: e.dex, poolId: String(e.poolId) });
+    } else if (e.kind === 'undecoded' && e.poolId !== null) {
+      stale.set(`${e.dex}:${e.poolId}`, { dex: e.dex, poolId: e.poolId });
     }
   }
   const history = [...byBlock.values()].map(({ height, row }) => [row[0]!, row[1]!, height, ...row.slice(2)]);
@@ -52,7 +60,8 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
     history: copyText(history),
     latest: [...latest.values()].map(({ height, row }) => [...row, height]),
     deleted: [...deleted.values()],
-    keys: [...new Set([...latest.keys(), ...deleted.keys()])].sort(),
+    stale: [...stale.values()],
+    keys: [...new Set([...latest.keys(), ...deleted.keys(), ...stale.keys()])].sort(),
     hops: copyText(hops),
   };
 }
@@ -61,14 +70,17 @@ export async function applyPoolChanges(tx: Tx, changes: PoolChanges): Promise<vo
   await copyRows(tx.client, 'trade_hops', HOP_COLUMNS, changes.hops);
   await copyRows(tx.client, 'pool_history', ['dex', 'pool_id', 'block_height', ...COLUMNS.slice(2)], changes.history);
   if (changes.latest.length) {
-    await sql`create temp table if not exists pool_changes (like pools) on commit delete rows`.execute(tx.kysely);
+    await sql`create temp table if not exists pool_changes (like pools including defaults) on commit delete rows`.execute(tx.kysely);
     // Emptied at commit, but a rebuild applies many chunks in one transaction: start each from empty.
     await sql`truncate pool_changes`.execute(tx.kysely);
     await copyRows(tx.client, 'pool_changes', [...COLUMNS, 'updated_height'], changes.latest);
     await sql`
       insert into pools select * from pool_changes
       on conflict (dex, pool_id) do update set kind = excluded.kind, tokens = excluded.tokens, amounts = excluded.amounts,
-        total_fee = excluded.total_fee, state = excluded.state, updated_height = excluded.updated_height`.execute(tx.kysely);
+        total_fee = excluded.total_fee, state = excluded.state, updated_height = excluded.updated_height, stale = false`.execute(tx.kysely);
+  }
+  for (const { dex, poolId } of changes.stale) {
+    await tx.kysely.updateTable('pools').set({ stale: true }).where('dex', '=', dex).where('pool_id', '=', poolId).execute();
   }
   for (const { dex, poolId } of changes.deleted) {
     await tx.kysely.deleteFrom('pools').where('dex', '=', dex).where('pool_id', '=', poolId).execute();

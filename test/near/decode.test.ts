@@ -385,7 +385,7 @@ describe('decoder rules on synthetic receipts', () => {
   const ev = (standard: string, event: string, data: unknown) =>
     `EVENT_JSON:${JSON.stringify({ standard, version: '1.0.0', event, data })}`;
 
-  it('malformed or foreign EVENT_JSON is ignored, never thrown', () => {
+  it('malformed EVENT_JSON and unreadable nep141 events are kept as undecoded, other standards ignored, never thrown', () => {
     const events = decodeBlock(
       blockWith([
         {
@@ -404,7 +404,25 @@ describe('decoder rules on synthetic receipts', () => {
         },
       ]),
     );
-    expect(events).toMatchObject([{ index: 0, kind: 'ft_burn', contractId: 'token.near', owner: 'c.near', amount: 7n }]);
+    const undecoded = (index: number, dex: string, reason: RegExp) => ({ index, kind: 'undecoded', dex, input: 'log', contractId: 'token.near', poolId: null, reason: expect.stringMatching(reason) });
+    expect(events).toMatchObject([
+      { ...undecoded(0, 'NEP-297', /not a NEP-297 event/), raw: 'EVENT_JSON:{"standard":"nep141",' },
+      { ...undecoded(1, 'NEP-297', /not a NEP-297 event/), raw: 'EVENT_JSON:null' },
+      undecoded(2, 'NEP-141', /^ft_transfer: data is not a list/),
+      undecoded(3, 'NEP-141', /^ft_transfer item 0/),
+      undecoded(4, 'NEP-141', /^ft_transfer item 0/),
+      undecoded(5, 'NEP-141', /^ft_mint item 0/),
+      undecoded(6, 'NEP-141', /^ft_mint item 1/),
+      { index: 7, kind: 'ft_burn', contractId: 'token.near', owner: 'c.near', amount: 7n },
+    ]);
+    expect(events).toHaveLength(8);
+  });
+
+  it('an unknown nep141 event name is undecoded', () => {
+    const line = ev('nep141', 'ft_freeze', [{ owner_id: 'a.near', amount: '1' }]);
+    expect(decodeBlock(blockWith([{ id: 'R', logs: [line] }]))).toMatchObject([
+      { kind: 'undecoded', dex: 'NEP-141', input: 'log', reason: 'unknown nep141 event "ft_freeze"', raw: line },
+    ]);
   });
 
   it('legacy lines: exact formats only; Deposit/Withdraw only from wrap contracts', () => {
@@ -429,6 +447,7 @@ describe('decoder rules on synthetic receipts', () => {
     expect(events).toMatchObject([
       { receiptId: 'R1', index: 0, kind: 'ft_transfer', from: 'a.near', to: 'b.near', amount: 10n, memo: 'hello' },
       { receiptId: 'R1', index: 1, kind: 'ft_transfer', from: 'b.near', to: 'a.near', amount: 3n, memo: null },
+      { receiptId: 'R1', index: 2, kind: 'undecoded', dex: 'NEP-141', raw: 'Transfer 1 from A to b.near' },
       { receiptId: 'R2', index: 0, kind: 'ft_mint', contractId: 'wrap.near', owner: 'a.near', amount: 5n },
       { receiptId: 'R2', index: 1, kind: 'ft_burn', contractId: 'wrap.near', owner: 'a.near', amount: 2n },
     ]);
@@ -449,7 +468,7 @@ describe('decoder rules on synthetic receipts', () => {
     expect(events).toMatchObject([{ index: 0, kind: 'ft_transfer', from: 'b.near', to: 'a.near', amount: 3n, memo: 'refund' }]);
   });
 
-  it('storage_deposit: account_id or the predecessor; registration_only; garbage args', () => {
+  it('storage_deposit: account_id or the predecessor; registration_only; garbage args undecoded', () => {
     const events = decodeBlock(
       blockWith([
         {
@@ -466,8 +485,9 @@ describe('decoder rules on synthetic receipts', () => {
     expect(events).toMatchObject([
       { index: 0, kind: 'storage_deposit', contractId: 'token.near', accountId: 'bob.near', deposit: 1250000000000000000000n, registrationOnly: true },
       { index: 1, kind: 'storage_deposit', accountId: 'alice.near', deposit: 100n, registrationOnly: false },
-      { index: 2, kind: 'storage_deposit', accountId: 'alice.near', deposit: 7n, registrationOnly: false },
+      { index: 2, kind: 'undecoded', dex: 'NEP-145', input: 'args', contractId: 'token.near', raw: Buffer.from('!!not base64 json', 'base64').toString('utf8') },
     ]);
+    expect(events).toHaveLength(3);
   });
 
   it('token_metadata from an init call with FT metadata; NFT metadata and failures are not', () => {
