@@ -1,7 +1,7 @@
 // Domain events of AmmA (Ref Finance `v2.ref-finance.near`). Same base fields as the core events
 // (near/events.ts): (blockHeight, receiptId, index) is unique among AmmA events; `index` counts
-// within AmmA's own events of one receipt (swaps in log order first, then pool writes in block
-// order), so a store that mixes AmmA and core events must key on the kind (or dex) as well.
+// within AmmA's own events of one receipt (log-derived events in log order first, then pool writes in
+// block order), so a store that mixes AmmA and core events must key on the kind (or dex) as well.
 
 import type { EventBase, UndecodedEvent } from '../../near/events.ts';
 import type { LiquidityEvent, SwapEvent } from '../events.ts';
@@ -45,20 +45,25 @@ export interface AmmARatesEvent extends EventBase {
 }
 
 /**
- * One swap hop: one `Swapped <amountIn> <tokenIn> for <amountOut> <tokenOut>[, total fee F, admin fee G]` log line of
- * a successful receipt executed by the contract. `poolId` is the pool of the hop, from the receipt's swap actions
- * (`swap`/`execute_actions` args, or the `ft_on_transfer` msg), matched in order to the receipt's Swapped lines; null
- * when that match is not exact (the number of swap actions differs from the number of lines, or a line's tokens, or
- * the action's `amount_in` when given, differ from its action's). `trader`: `ft_on_transfer`'s `sender_id`, else the
- * receipt's predecessor. `totalFee`/`adminFee`: stable, rated and degen pools only (log suffix, output-token units).
+ * One swap hop: one log line of a successful receipt executed by the contract, `Swapped <amountIn> <tokenIn> for
+ * <amountOut> <tokenOut>[, total fee F, admin fee G]` (exact in) or `Swap_by_output <amountIn> <tokenIn> for
+ * <amountOut> <tokenOut>` (exact out, simple pools). `poolId` is the pool of the hop, from the receipt's swap actions
+ * (`swap`/`swap_by_output`/`execute_actions` args, or the `ft_on_transfer` msg's `actions` or HotZap
+ * `hot_zap_actions`), matched in order to the receipt's swap lines; null when that match is not exact (the number of
+ * actions differs from the number of lines, or a line's kind, tokens, or given or chained amount differ from its
+ * action's). `trader`: `ft_on_transfer`'s `sender_id`, else the receipt's predecessor. `totalFee`/`adminFee`: stable,
+ * rated and degen pools only (log suffix, output-token units).
  */
 export interface AmmASwapEvent extends SwapEvent {
   dex: typeof AMM_A_DEX_ID;
   poolId: number | null;
 }
 
-/** A `Liquidity added [...]` / `... shares of liquidity removed: receive back [...]` log of a successful receipt
- * whose call (`add_liquidity`, `add_stable_liquidity`, `remove_liquidity`...) names the pool; amounts as logged. */
+/** A liquidity line of a successful receipt, pool from the call that made it (`add_liquidity`,
+ * `add_stable_liquidity`, `remove_liquidity`, `remove_liquidity_by_tokens`, a HotZap's `add_liquidity_infos`).
+ * Simple pools log tokens and amounts (`Liquidity added [...]`, `... shares of liquidity removed: receive back
+ * [...]`); stable, rated and degen pools log the provider and shares (`Mint ...`, `LP ... remove ...`, `LP ...
+ * removed ... by given tokens ...`): their tokens are the pool's, their amounts the line's or the call's. */
 export interface AmmALiquidityEvent extends LiquidityEvent {
   dex: typeof AMM_A_DEX_ID;
   poolId: number;

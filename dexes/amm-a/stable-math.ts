@@ -33,12 +33,13 @@ export const MAX_NEWTON_ROUNDS = 256;
  * linear_rate.rs, nearx_rate.rs, sfrax_rate.rs: 24 hours). */
 export const RATE_EXPIRY_NS = 24n * 3600n * 1_000_000_000n;
 /**
- * The least c-amount the output reserve may keep after a swap (`ERR69_MIN_RESERVE`) (?): 10^15 for stable pools
- * (release 1.5.2 "Lower MIN_RESERVE to 1*10**15"), 10^24 for rated ones (`1 * PRECISION` in rated_swap/mod.rs).
- * Checked without the admin part of the fee, which the contract takes out before the check: a swap within that
- * admin fee of the limit may be quoted and then refused.
+ * The least c-amount the output reserve may keep after a swap (`ERR69_MIN_RESERVE`): the pool's precision / 1000, so
+ * 10^15 for stable pools (18 decimals) and 10^21 for rated ones (24) (S: ref-finance/ref-contracts @ 7be270b, v1.9.9
+ * 2024-12, "Reorg stable/rated/degen pool MIN_RESERVE to inner_precision / 1000", stable_swap/mod.rs and
+ * rated_swap/mod.rs; rated was `1 * PRECISION` = 10^24 before). Checked without the admin part of the fee, which
+ * the contract takes out before the check: a swap within that admin fee of the limit may be quoted and then refused.
  */
-export const MIN_RESERVE: Readonly<Record<'stable' | 'rated', bigint>> = { stable: 10n ** 15n, rated: 10n ** 24n };
+export const MIN_RESERVE: Readonly<Record<'stable' | 'rated', bigint>> = { stable: 10n ** 18n / 1000n, rated: 10n ** 24n / 1000n };
 
 const abs = (v: bigint) => (v < 0n ? -v : v);
 

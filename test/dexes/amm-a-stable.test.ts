@@ -213,6 +213,25 @@ describe('stableAmountOutQuoter: rated pools', () => {
     expect(stableAmountOutQuoter(julia, 0, 1, null)(E24)).toBe(plain);
   });
 
+  it('MIN_RESERVE is 10^21 (v1.9.9): a swap leaving 4.9·10^22 of the output is quoted (refused at the old 10^24), one leaving 5.5·10^20 is not', () => {
+    // ref-finance/ref-contracts @ 7be270b, rated_swap/mod.rs: MIN_RESERVE = 1 * PRECISION / 1000 = 10^24/1000 = 10^21,
+    // asserted on the output c-amount after the swap (swap: c_amounts[out] = new_destination_amount, then
+    // assert_min_reserve). Pool: tokens of 24 decimals without rates (1.0), amp 1 (Ann = 4), no fee, c = [10^24, 10^24],
+    // D = 2·10^24 (balanced). Python as a calculator, over rated_swap/math.rs compute_y:
+    // 3·10^24 in: x' = 4·10^24, c = floor(floor(D²/x')·D/16) = 125·10^45, b = D/4 + x' = 4.5·10^24; y from D:
+    //   634615384615384615384615, 140011773940345368916797, 52015133811423478557361, 49041509130383289526182,
+    //   49038105681116448638756, 49038105676657970145592, 49038105676657970145584 (twice, stop);
+    //   dy = 10^24 − y − 1 = 950961894323342029854415; the reserve left, 10^24 − dy = 49038105676657970145585,
+    //   is >= 10^21 (the contract swaps) and < 10^24 (the old limit).
+    // 30·10^24 in: x' = 31·10^24, c = floor(floor(4·10^48/x')·D/16) = 16129032258064516129032250·10^21,
+    //   b = 31.5·10^24; y: 119884448724121328839672, 1025606937603610372126, 546744496195192814371,
+    //   546736723288813015559, 546736723288810967565 (twice); the reserve left, y + 1 = 546736723288810967566 < 10^21.
+    const edge = pool('rated', ['a.near', 'b.near'], [24, 24], [E24, E24], 1n, 0);
+    expect(stableAmountOutQuoter(edge, 0, 1, null, new Map())(3n * E24)).toBe(950_961_894_323_342_029_854_415n);
+    expect(stableAmountOutQuoter(edge, 0, 1, null, new Map())(30n * E24)).toBeNull();
+    expect(MIN_RESERVE.rated).toBe(10n ** 21n);
+  });
+
   it('refuses every swap once a rate is older than 24 hours (ERR120_RATES_EXPIRED)', () => {
     const updatedAt = 10n ** 18n;
     const fresh = new Map([['a.near', rate(2n * E24, updatedAt)]]);

@@ -11,7 +11,7 @@ import { decodeAmmA } from '../../dexes/amm-a/decode.ts';
 import type { AmmAEvent, AmmAPoolStateEvent, AmmASwapEvent } from '../../dexes/amm-a/events.ts';
 import { simpleAmountOutQuoter, simpleGetAmountIn, simpleGetAmountOut, simpleSwap } from '../../dexes/amm-a/math.ts';
 import { AmmAStateError, decodePool, decodeRates, encodePool, poolIdOfKey, type SimplePoolState } from '../../dexes/amm-a/state.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
+import { FIXTURES_DIR, fixtureFiles, HAVE_FIXTURES, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
 
 noteIfMissing();
 
@@ -185,10 +185,7 @@ describe.skipIf(!HAVE_FIXTURES)('AmmA on real blocks', () => {
   };
 
   const allFixtures = (): string[] => {
-    const files: string[] = [];
-    for (const net of ['mainnet', 'testnet']) {
-      for (const f of readdirSync(`${FIXTURES_DIR}/${net}`)) if (f.endsWith('.json')) files.push(`${net}/${f}`);
-    }
+    const files = [...fixtureFiles('mainnet'), ...fixtureFiles('testnet')];
     for (const d of readdirSync(`${FIXTURES_DIR}/localnet/lake-layout`)) files.push(`localnet/lake-layout/${d}`);
     return files.sort();
   };
@@ -202,9 +199,31 @@ describe.skipIf(!HAVE_FIXTURES)('AmmA on real blocks', () => {
       const ids = poolStates(events).map((e) => e.poolId);
       expect(ids, rel).toEqual(POOL_WRITES[rel] ?? []);
       expect(events.filter((e) => e.kind === 'pool_deleted' || e.kind === 'rates'), rel).toEqual([]);
+      // Every line a successful Ref receipt logs is a known format (Swapped, Liquidity added, and the ignored
+      // `Exchange ... got ... shares, No referral fee`).
+      expect(events.filter((e) => e.kind === 'undecoded'), rel).toEqual([]);
       decoded += ids.length;
     }
     expect(decoded).toBe(5);
+  });
+
+  it('81206675 with one byte appended to pool 3667: one undecoded state event for that pool, no throw, the rest decodes', () => {
+    // The real 174-byte value of pool 3667 (key 00 ‖ u64le(3667)) plus one byte, as another contract version could
+    // write it. state.ts stays strict: the pool is reported (and goes stale), never guessed.
+    const block = structuredClone(loadBlock('mainnet/81206675.json'));
+    const write = block.shards.flatMap((s) => s.stateChanges).find((c) => c.change.accountId === REF && c.change.keyBase64 === poolKey(3667));
+    if (write === undefined) throw new Error('no write of pool 3667');
+    const value = Buffer.concat([Buffer.from(write.change.valueBase64 ?? '', 'base64'), Buffer.from([7])]).toString('base64');
+    write.change.valueBase64 = value;
+    let events: AmmAEvent[] = [];
+    expect(() => (events = decodeAmmA(block))).not.toThrow();
+    const undecoded = events.filter((e) => e.kind === 'undecoded');
+    expect(undecoded).toEqual([
+      expect.objectContaining({ kind: 'undecoded', dex: 'AmmA', input: 'state', contractId: REF, poolId: '3667', receiptId: '9DiG8Qe8xW5HgHfA5yaaWCjctKHcwQSwfpVAVLivNUPw', raw: `${poolKey(3667)}=${value}` }),
+    ]);
+    expect(undecoded[0]?.kind === 'undecoded' && undecoded[0].reason).toContain('1 leftover byte(s) after offset 174 of 175');
+    expect(poolStates(events).map((e) => e.poolId)).toEqual([1395]);
+    expect(swaps(events).map((e) => e.poolId)).toEqual([3667, 1395]);
   });
 
   it('a Liquidity added log of a successful add_liquidity gives one liquidity event with the logged amounts (55905793)', () => {
