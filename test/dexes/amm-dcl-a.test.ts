@@ -221,7 +221,7 @@ const AMM = { dex: 'AmmDclA', contractId: DCL } as const;
 const seed = (): DclPoolState => addLiquidity(newDclPoolState({ poolId: POOL, tokenX: A, tokenY: B, fee: 2000, pointDelta: 40, currentPoint: 0 }), -1000, 1000, 10n ** 18n);
 
 describe('decodeAmmDclA', () => {
-  it('a successful create_pool call opens the pool in the book (tokens sorted, point delta of the fee tier); a failed one does not', () => {
+  it('a successful create_pool call opens the pool in the book (tokens sorted, point delta of the fee tier); a failed one does not; one we cannot read is undecoded', () => {
     const createPool = (receiptId: string, args: Record<string, unknown>, status: RawStatus = OK): RawJson =>
       receiptOutcome({
         blockHash: BLOCK_HASH,
@@ -249,7 +249,18 @@ describe('decodeAmmDclA', () => {
     expect([...book.pools.keys()]).toEqual([POOL]);
     const state = book.pools.get(POOL)!;
     expect(state).toMatchObject({ tokens: [A, B], totalFee: 2000, pointDelta: 40, currentPoint: -120, liquidity: 0n, amounts: [0n, 0n] });
-    expect(events).toEqual([{ ...base(HEIGHT, 'Rc1', 0), kind: 'pool_state', ...AMM, poolId: POOL, state, source: 'event' }]);
+    expect(events).toEqual([
+      {
+        ...base(HEIGHT, 'Rc3', 0),
+        kind: 'undecoded',
+        ...AMM,
+        input: 'args',
+        poolId: null,
+        reason: 'create_pool args are not {token_a, token_b, fee: a fee tier, init_point}',
+        raw: '{"token_a":"a.near","token_b":"d.near","fee":333,"init_point":0}',
+      },
+      { ...base(HEIGHT, 'Rc1', 0), kind: 'pool_state', ...AMM, poolId: POOL, state, source: 'event' },
+    ]);
   });
 
   it('swaps and liquidity of successful receipts; the pool state after the block from the book', () => {
@@ -450,17 +461,20 @@ describe('decodeAmmDclA', () => {
     expect(book.positions.get(`${POOL}#1`)?.liquidity).toBe(6n * 10n ** 17n);
   });
 
-  it('without a book: only the swaps and liquidity events; malformed lines give nothing', () => {
+  it('without a book: the swaps and liquidity events, and every line or item it cannot read as undecoded', () => {
+    const badAmount = swapLog('1e6', '998000');
+    const broken = 'EVENT_JSON:{"standard":"dcl.ref",';
     const block = blockOf(HEIGHT, [
       outcome('R1', [
         swapLog('1000000', '998000'),
-        // amount not a decimal string; unknown standard; not JSON; an event this decoder has no use for
-        swapLog('1e6', '998000'),
+        // amount not a decimal string; another standard (out of scope); not JSON; an event with no pool effect
+        badAmount,
         `EVENT_JSON:${JSON.stringify({ standard: 'nep141', version: '1.0.0', event: 'ft_transfer', data: [{ old_owner_id: 'a', new_owner_id: 'b', amount: '1' }] })}`,
-        'EVENT_JSON:{"standard":"dcl.ref",',
+        broken,
         dcl('lostfound', { user: 'alice.near', token: A, amount: '5', locked: false }),
       ]),
     ]);
+    const undecoded = (index: number, poolId: string | null, reason: string, raw: string) => ({ ...base(HEIGHT, 'R1', index), kind: 'undecoded', ...AMM, input: 'log', poolId, reason, raw });
     expect(decodeAmmDclA(block, MAINNET_CONTRACTS)).toEqual([
       {
         ...base(HEIGHT, 'R1', 0),
@@ -475,7 +489,9 @@ describe('decodeAmmDclA', () => {
         totalFee: 2000n,
         adminFee: 400n,
       },
+      undecoded(1, POOL, 'swap item 0: amount_in missing or malformed', badAmount),
+      undecoded(2, null, 'malformed EVENT_JSON', broken),
     ]);
-    expect(parseDclLogLine(swapLog('1e6', '998000'))).toEqual([]);
+    expect(parseDclLogLine(badAmount)).toEqual([{ event: 'undecoded', input: 'log', poolId: POOL, reason: 'swap item 0: amount_in missing or malformed', raw: badAmount }]);
   });
 });

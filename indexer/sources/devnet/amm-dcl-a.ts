@@ -11,17 +11,23 @@
 //   `withdraw_asset {token_id, amount}`; `add_liquidity {pool_id, left_point, right_point, amount_x, amount_y,
 //   min_amount_x, min_amount_y}` / `append_liquidity {lpt_id, ...}` take the deposit (`liquidity_added` /
 //   `liquidity_append`), `remove_liquidity {lpt_id, amount, min_amount_x, min_amount_y}` gives it back
-//   (`liquidity_removed`); position ids are `<pool id>#<n>` (?);
+//   (`liquidity_removed`); position ids are `<pool id>#<n>`, n counting the contract's positions (S: `gen_lpt_id`);
 // - a swap is `ft_transfer_call` of the input to the contract with msg `{"Swap":{"pool_ids":[...],"output_token":T,
 //   "min_output_amount":"Y","skip_unwrap_near":true}}` (50 + 50 per hop TGas): one `swap` event per pool hop,
 //   the output paid back with `ft_transfer`; below `min_output_amount` the receipt panics after logging its hops
-//   and `ft_resolve_transfer` refunds the input.
+//   and `ft_resolve_transfer` refunds the input;
+// - now and then (5% of its actions) the contract's owner (the devnet treasury) removes a user's whole position in
+//   an emergency: the pool loses it as by `remove_liquidity`, the refund goes to the position owner's inner balance,
+//   and the contract logs `emergency_liquidity_removed` with `liquidity_removed`'s fields (C, Ref's own indexer
+//   reads them so). The call's name and arguments are not public: `emergency_remove_liquidity {lpt_id}` (?), and
+//   where the refund goes (?); the decoder reads only the event.
 //
 // Amounts are the iZiSwap ones (liquidity.sol `_computeDepositXY`, `_computeWithdrawXY`): a deposit rounds up, a
 // withdrawal down; a new position takes the most liquidity the offered amounts afford.
 // Simplifications: no limit orders, no merges, no `SwapByOutput`; fees owed to positions are not tracked (the
 // `claim_fee_*` fields are 0 and the fees stay in the contract's balance); the protocol's share of a swap fee is
-// 20% of it (PROTOCOL_FEE_RATE (?), as in the README's example event); a swap is played only when each hop uses
+// 20% of it (PROTOCOL_FEE_RATE (?); the source's default at `new` is 5000 bps, 50%, and the live rate is set by the
+// owner), as in the README's example event; a swap is played only when each hop uses
 // its whole input (no leftover to refund) and completes.
 import { DCL_POINT_DELTA } from '../../../dexes/amm-dcl-a/events.ts';
 import { DclMathError, swapExactIn, type DclSwapResult } from '../../../dexes/amm-dcl-a/math.ts';
@@ -114,8 +120,8 @@ export class AmmDclADevnet implements DevnetDex {
   private readonly registered = new Set<string>();
   /** Inner balances: account -> token -> amount. */
   private readonly deposits = new Map<string, Map<string, bigint>>();
-  /** The last position number of each pool. */
-  private readonly lptCounters = new Map<string, number>();
+  /** The last position number (one counter for the contract). */
+  private lptCounter = 0;
 
   constructor(private readonly specs: AmmDclAPoolSpec[] = []) {
     for (const s of specs) {
@@ -141,7 +147,10 @@ export class AmmDclADevnet implements DevnetDex {
 
   act(world: World, trader: string): void {
     if (!this.registered.has(trader)) this.storageDeposit(world, trader);
-    if (world.rng.chance(0.12)) this.randomLiquidityChange(world, trader);
+    // One draw, as `rng.chance(0.12)` did before the emergency removals: the seeded devnet keeps its other actions.
+    const roll = world.rng.int(1000);
+    if (roll < 120) this.randomLiquidityChange(world, trader);
+    else if (roll >= 950) this.randomEmergencyRemoval(world);
     else this.randomSwap(world, trader);
   }
 
@@ -204,7 +213,7 @@ export class AmmDclADevnet implements DevnetDex {
     const paid = depositAmounts(state, left, right, affordableLiquidity(state, left, right, budget));
     if (paid[0] === 0n && paid[1] === 0n) return null;
     this.depositTokens(world, owner, state.tokens, paid);
-    const counter = this.lptCounters.get(poolId) ?? 0;
+    const counter = this.lptCounter;
     const lptId = `${poolId}#${counter + 1}`;
     const args = { pool_id: poolId, left_point: left, right_point: right, ...amountArgs(paid) };
     world.chain.transact(owner, world.contracts.AmmDclA, [{ method: 'add_liquidity', args, deposit: ONE_YOCTO, gas: 50n * TGAS }], (r) => {
@@ -212,8 +221,8 @@ export class AmmDclADevnet implements DevnetDex {
       if (left % s.pointDelta !== 0 || right % s.pointDelta !== 0) throw new Panic('E200: invalid params');
       const liquidity = affordableLiquidity(s, left, right, paid);
       if (liquidity === 0n) throw new Panic('E214: invalid liquidity');
-      this.lptCounters.set(poolId, counter + 1);
-      r.onRevert(() => this.lptCounters.set(poolId, counter));
+      this.lptCounter = counter + 1;
+      r.onRevert(() => (this.lptCounter = counter));
       const position: DclDevnetPosition = { lptId, owner, poolId, left, right, liquidity: 0n };
       this.setPosition(r, position);
       this.provide(r, position, liquidity, 'liquidity_added');
@@ -272,6 +281,35 @@ export class AmmDclADevnet implements DevnetDex {
     });
     refund.forEach((a, i) => {
       if (a > 0n) this.withdraw(world, owner, tokens[i]!, a);
+    });
+  }
+
+  /** The owner's emergency removal of a whole position (see the header): logs `emergency_liquidity_removed`. */
+  emergencyRemove(world: World, lptId: string): void {
+    const args = { lpt_id: lptId };
+    world.chain.transact(world.treasury, world.contracts.AmmDclA, [{ method: 'emergency_remove_liquidity', args, deposit: ONE_YOCTO, gas: 50n * TGAS }], (r) => {
+      const p = this.positions.get(lptId);
+      if (p === undefined) throw new Panic('E207: liquidity not found');
+      const before = this.pool(p.poolId);
+      const refund = withdrawAmounts(before, p.left, p.right, p.liquidity);
+      this.setPool(r, removeLiquidity(before, p.left, p.right, p.liquidity));
+      this.setPosition(r, { ...p, liquidity: 0n });
+      refund.forEach((a, i) => this.credit(r, p.owner, before.tokens[i]!, a));
+      r.event('dcl.ref', '1.0.0', 'emergency_liquidity_removed', [
+        {
+          lpt_id: lptId,
+          owner_id: p.owner,
+          pool_id: p.poolId,
+          left_point: p.left,
+          right_point: p.right,
+          removed_amount: String(p.liquidity),
+          cur_amount: '0',
+          refund_token_x: String(refund[0]),
+          refund_token_y: String(refund[1]),
+          claim_fee_token_x: '0',
+          claim_fee_token_y: '0',
+        },
+      ]);
     });
   }
 
@@ -445,6 +483,12 @@ export class AmmDclADevnet implements DevnetDex {
     // One swap in twenty asks for one unit more than the pools give: the receipt fails after logging its hops.
     const minOut = rng.chance(0.05) ? expected + 1n : (expected * 99n) / 100n;
     this.swap(world, trader, path, tokenIn, amountIn, minOut);
+  }
+
+  /** An emergency removal of one of the users' positions (never the treasury's, which keep the pools liquid). */
+  private randomEmergencyRemoval(world: World): void {
+    const users = [...this.positions.values()].filter((p) => p.owner !== world.treasury);
+    if (users.length > 0) this.emergencyRemove(world, world.rng.pick(users).lptId);
   }
 
   /** Removes part or all of one of the trader's positions, appends to one, or opens one (at most 5% of the
