@@ -185,14 +185,14 @@ const FAILED: RawStatus = {
   Failure: { ActionError: { index: 0, kind: { FunctionCallError: { ExecutionError: 'Smart contract panicked: E204: slippage error' } } } },
 };
 
-function blockOf(height: number, outcomes: RawJson[]): Block {
+function blockOf(height: number, outcomes: RawJson[], timestampNs = TIMESTAMP_NS): Block {
   return normalizeStreamerMessage({
-    block: blockView({ height, hash: BLOCK_HASH, prevHash: PREV_HASH, timestampNs: TIMESTAMP_NS, author: 'node0.poolv1.near', chunkHashes: ['Chunk0'] }),
+    block: blockView({ height, hash: BLOCK_HASH, prevHash: PREV_HASH, timestampNs, author: 'node0.poolv1.near', chunkHashes: ['Chunk0'] }),
     shards: [shard({ shardId: 0, chunkHash: 'Chunk0', blockHash: BLOCK_HASH, prevBlockHash: PREV_HASH, height, transactions: [], outcomes, stateChanges: [] })],
   });
 }
 
-function outcome(receiptId: string, logs: string[], options: { status?: RawStatus; executor?: string } = {}): RawJson {
+function outcome(receiptId: string, logs: string[], options: { status?: RawStatus; executor?: string; txHash?: string } = {}): RawJson {
   return receiptOutcome({
     blockHash: BLOCK_HASH,
     receiptId,
@@ -203,7 +203,7 @@ function outcome(receiptId: string, logs: string[], options: { status?: RawStatu
     logs,
     receiptIds: [],
     status: options.status ?? OK,
-    txHash: `Tx${receiptId}`,
+    txHash: options.txHash ?? `Tx${receiptId}`,
   });
 }
 
@@ -493,5 +493,270 @@ describe('decodeAmmDclA', () => {
       undecoded(2, null, 'malformed EVENT_JSON', broken),
     ]);
     expect(parseDclLogLine(badAmount)).toEqual([{ event: 'undecoded', input: 'log', poolId: POOL, reason: 'swap item 0: amount_in missing or malformed', raw: badAmount }]);
+  });
+});
+
+// ---- the formats as the chain logs them (grades and sources: dexes/amm-dcl-a/README.md "Formats and evidence") ----
+
+describe('decodeAmmDclA: formats seen on mainnet', () => {
+  /** The pool state of `events`' pool_state event for POOL. */
+  const stateIn = (events: readonly { kind: string }[]): DclPoolState => (events.find((e) => e.kind === 'pool_state') as { state: DclPoolState }).state;
+  const item = (event: string, data: Record<string, unknown>) => dcl(event, data);
+
+  it('the current `swap` shape on a real swap (T: INTEARnear/trade-indexer, block 143270326)', () => {
+    // Values read off trade-indexer's `detects_refdcl_trades` test: pool, tokens, amounts, trader, receipt, tx, block
+    // and its timestamp (ns). serde_json's map sorts keys, so the contract's line lists them alphabetically. The test
+    // does not assert the two fee fields: the values below are placeholders and are not checked.
+    const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
+    const trader = '5adcddad84c166d8792684c3ad652803df01fac582526dd5c21903b0b5aafe2d';
+    const line = `EVENT_JSON:{"data":[{"amount_in":"50287157","amount_out":"19802185927199304105095477","pool_id":"${USDC}|wrap.near|100","protocol_fee":"0","swapper":"${trader}","token_in":"${USDC}","token_out":"wrap.near","total_fee":"0"}],"event":"swap","standard":"dcl.ref","version":"1.0.0"}`;
+    const receiptId = '8eznv1M9d33sPDHdUnzTCzduTxujuqG4kmUjU5tWJ3pk';
+    const txHash = '5SiQzAwvpfu3dBAao3TuaXhwLTFANDQ3GXNryR1aqdFk';
+    const block = blockOf(143_270_326, [outcome(receiptId, [line], { txHash })], 1_743_580_488_884_603_339n);
+    const events = decodeAmmDclA(block, MAINNET_CONTRACTS);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      kind: 'swap',
+      dex: 'AmmDclA',
+      contractId: DCL,
+      blockHeight: 143_270_326,
+      timestampMs: 1_743_580_488_884,
+      receiptId,
+      txHash,
+      index: 0,
+      poolId: `${USDC}|wrap.near|100`,
+      trader,
+      tokenIn: USDC,
+      tokenOut: 'wrap.near',
+      amountIn: 50_287_157n,
+      amountOut: 19_802_185_927_199_304_105_095_477n,
+    });
+  });
+
+  it('emergency_liquidity_removed and emergency_order_cancel (C: Ref indexer) change the book like their owners\' removals', () => {
+    const book = newDclPoolBook([seed()]);
+    const lpt = `${POOL}#1`;
+    const events = decodeAmmDclA(
+      blockOf(HEIGHT, [
+        // The refunds are read as logged (the book does not use them).
+        outcome('R1', [
+          item('emergency_liquidity_removed', {
+            lpt_id: lpt,
+            owner_id: 'bob.near',
+            pool_id: POOL,
+            left_point: -1000,
+            right_point: 1000,
+            removed_amount: '400000000000000000',
+            cur_amount: '600000000000000000',
+            refund_token_x: '389774841300000000000',
+            refund_token_y: '390555334000000000000',
+            claim_fee_token_x: '0',
+            claim_fee_token_y: '0',
+          }),
+        ]),
+        outcome('R2', [
+          item('order_added', { order_id: `${POOL}#7`, created_at: '1', owner_id: 'carol.near', pool_id: POOL, point: -120, sell_token: B, buy_token: A, original_amount: '5000000', original_deposit_amount: '5000000', swap_earn_amount: '0' }),
+        ]),
+        // The fields Ref's indexer reads from it: order_completed's and the two `*_this_time` amounts.
+        outcome('R3', [
+          item('emergency_order_cancel', {
+            order_id: `${POOL}#7`,
+            created_at: '1',
+            completed_at: '2',
+            owner_id: 'carol.near',
+            pool_id: POOL,
+            point: -120,
+            sell_token: B,
+            buy_token: A,
+            original_amount: '5000000',
+            original_deposit_amount: '5000000',
+            swap_earn_amount: '0',
+            cancel_amount: '3000000',
+            bought_amount: '0',
+            cancel_amount_this_time: '3000000',
+            bought_amount_this_time: '0',
+          }),
+        ]),
+      ]),
+      MAINNET_CONTRACTS,
+      book,
+    );
+    expect(events.filter((e) => e.kind !== 'pool_state')).toEqual([
+      { ...base(HEIGHT, 'R1', 0), kind: 'liquidity', ...AMM, poolId: POOL, provider: 'bob.near', action: 'remove', tokens: [A, B], amounts: [389_774_841_300_000_000_000n, 390_555_334_000_000_000_000n], shares: 4n * 10n ** 17n },
+    ]);
+    // 4e17 of the seed's 1e18 over [-1000, 1000) gone: 6e17 left at both ends and at point 0 (its Y part, all of it,
+    // covers the removal: liquidityX stays 0). 5e6 B placed at -120, 3e6 cancelled: 2e6 rests.
+    const state = stateIn(events);
+    expect([state.points, state.liquidity, state.liquidityX, state.orders, state.unappliedChanges]).toEqual([
+      [
+        { point: -1000, liquiditySum: 6n * 10n ** 17n, liquidityDelta: 6n * 10n ** 17n },
+        { point: 1000, liquiditySum: 6n * 10n ** 17n, liquidityDelta: -6n * 10n ** 17n },
+      ],
+      6n * 10n ** 17n,
+      0n,
+      [{ point: -120, sellingX: 0n, sellingY: 2_000_000n }],
+      0,
+    ]);
+    expect(events.find((e) => e.kind === 'pool_state')).toMatchObject({ receiptId: 'R3', index: 0 });
+    expect(book.positions.get(lpt)).toEqual({ poolId: POOL, left: -1000, right: 1000, liquidity: 6n * 10n ** 17n });
+  });
+
+  it('older swap and swap_desire shapes (C): a one-pool path is a hop, a longer path or no pool is a trade whose pools go stale', () => {
+    const book = newDclPoolBook([seed()]);
+    const events = decodeAmmDclA(
+      blockOf(HEIGHT, [
+        outcome('R1', [item('swap', { swapper: 'alice.near', token_in: A, token_out: B, amount_in: '1000000', amount_out: '998000', pool_ids: [POOL] })]),
+        outcome('R2', [item('swap', { swapper: 'alice.near', token_in: A, token_out: 'c.near', amount_in: '500', amount_out: '490', pool_ids: [POOL, 'b.near|c.near|400'] })]),
+        outcome('R3', [item('swap_desire', { swapper: 'dave.near', token_in: B, token_out: A, amount_in: '1000', amount_out: '997' })]),
+      ]),
+      MAINNET_CONTRACTS,
+      book,
+    );
+    const swap = (receiptId: string, poolId: string | null, trader: string, tokenIn: string, tokenOut: string, amountIn: bigint, amountOut: bigint) => ({
+      ...base(HEIGHT, receiptId, 0),
+      kind: 'swap',
+      ...AMM,
+      poolId,
+      trader,
+      tokenIn,
+      tokenOut,
+      amountIn,
+      amountOut,
+      totalFee: null,
+      adminFee: null,
+    });
+    expect(events.filter((e) => e.kind === 'swap')).toEqual([
+      swap('R1', POOL, 'alice.near', A, B, 1_000_000n, 998_000n),
+      swap('R2', null, 'alice.near', A, 'c.near', 500n, 490n),
+      swap('R3', null, 'dave.near', B, A, 1000n, 997n),
+    ]);
+    // R1 re-simulated as the first test's swap (998 000 out at point 0, liquidityX 998 000); R2 moved POOL by an
+    // amount the log does not give, R3 moved some pool of a.near/b.near: POOL is the book's only one. Two changes
+    // not applied.
+    const state = stateIn(events);
+    expect([state.liquidityX, state.lastSwapCheck?.matched, state.unmatchedSwaps, state.unappliedChanges]).toEqual([998_000n, true, 0, 2]);
+  });
+
+  it('liquidity_merge: the current shape gives remove and add; an older one (no token amounts, C) gives none; both move the book', () => {
+    const book = newDclPoolBook([seed()]);
+    const added = (n: number) =>
+      item('liquidity_added', { lpt_id: `${POOL}#${n}`, owner_id: 'bob.near', pool_id: POOL, left_point: -80, right_point: 80, added_amount: String(10n ** 17n), cur_amount: String(10n ** 17n), paid_token_x: '1', paid_token_y: '1' });
+    decodeAmmDclA(blockOf(HEIGHT, [outcome('R1', [added(1), added(2), added(3)])]), MAINNET_CONTRACTS, book);
+    const merge = (from: number, addedAmount: bigint, cur: bigint, amounts: Record<string, string>) =>
+      item('liquidity_merge', { lpt_id: `${POOL}#1`, merge_lpt_ids: `${POOL}#${from}`, owner_id: 'bob.near', pool_id: POOL, left_point: -80, right_point: 80, added_amount: String(addedAmount), cur_amount: String(cur), ...amounts });
+    const events = decodeAmmDclA(
+      blockOf(HEIGHT + 1, [
+        outcome('R2', [merge(2, 99_999_999_999_999_999n, 199_999_999_999_999_999n, {})]),
+        outcome('R3', [
+          merge(3, 99_999_999_999_999_998n, 299_999_999_999_999_997n, { remove_token_x: '10', remove_token_y: '20', merge_token_x: '9', merge_token_y: '19', claim_fee_token_x: '0', claim_fee_token_y: '0' }),
+        ]),
+      ]),
+      MAINNET_CONTRACTS,
+      book,
+    );
+    const liquidity = (index: number, action: 'add' | 'remove', amounts: bigint[], shares: bigint) => ({ ...base(HEIGHT + 1, 'R3', index), kind: 'liquidity', ...AMM, poolId: POOL, provider: 'bob.near', action, tokens: [A, B], amounts, shares });
+    expect(events.filter((e) => e.kind !== 'pool_state')).toEqual([liquidity(0, 'remove', [10n, 20n], 0n), liquidity(1, 'add', [9n, 19n], 99_999_999_999_999_998n)]);
+    // [-80, 80) held 3 x 1e17; #2 and #3 left (2e17), 99 999 999 999 999 999 + 99 999 999 999 999 998 came back.
+    const kept = 299_999_999_999_999_997n;
+    const state = stateIn(events);
+    expect([state.points, state.liquidity, state.unappliedChanges]).toEqual([
+      [
+        { point: -1000, liquiditySum: 10n ** 18n, liquidityDelta: 10n ** 18n },
+        { point: -80, liquiditySum: kept, liquidityDelta: kept },
+        { point: 80, liquiditySum: kept, liquidityDelta: -kept },
+        { point: 1000, liquiditySum: 10n ** 18n, liquidityDelta: -(10n ** 18n) },
+      ],
+      10n ** 18n + kept,
+      0,
+    ]);
+    expect([...book.positions.keys()]).toEqual([`${POOL}#1`]);
+  });
+
+  it("an order placed across the price (S): its swap is the `swap` just before, re-simulated up to the order's point, and is not applied twice", () => {
+    const book = newDclPoolBook([seed()]);
+    const events = decodeAmmDclA(
+      blockOf(HEIGHT, [
+        outcome('R1', [swapLog('1000000', '998000')]),
+        // LimitOrderWithSwap: 2e6 B to sell at point 0 (buy A up to price 1.0001^0) while the price is at 0.
+        outcome('R2', [
+          item('swap', { swapper: 'carol.near', token_in: B, token_out: A, amount_in: '1000000', amount_out: '998000', pool_id: POOL, total_fee: '2000', protocol_fee: '1000' }),
+          item('order_added', { order_id: `${POOL}#1`, created_at: '1', owner_id: 'carol.near', pool_id: POOL, point: 0, sell_token: B, buy_token: A, original_amount: '1000000', original_deposit_amount: '2000000', swap_earn_amount: '998000' }),
+        ]),
+      ]),
+      MAINNET_CONTRACTS,
+      book,
+    );
+    expect(events.filter((e) => e.kind === 'swap').map((e) => e.receiptId)).toEqual(['R1', 'R2']);
+    // After R1 point 0 holds 998 000 A. The contract swaps the whole 2e6 B up to and including point 0 (stop point
+    // 1): amountNoFee = floor(2e6 * 0.998) = 1 996 000 buys the 998 000 A at price 1 for 998 000 B, fee
+    // ceil(998 000 * 2000 / 998 000) = 2000: 1 000 000 paid, as logged. Point 0's A is gone, so the price moves to
+    // point 1, where the range's liquidity is all A, and stops there. The other 1e6 B rest at point 0.
+    const state = stateIn(events);
+    expect([state.currentPoint, state.sqrtPrice96, state.liquidity, state.liquidityX, state.orders, state.lastSwapCheck, state.unmatchedSwaps, state.unappliedChanges]).toEqual([
+      1,
+      getSqrtPrice(1),
+      10n ** 18n,
+      10n ** 18n,
+      [{ point: 0, sellingX: 0n, sellingY: 1_000_000n }],
+      { receiptId: 'R2', mode: 'exact_in', logged: 998_000n, simulated: 998_000n, matched: true },
+      0,
+      0,
+    ]);
+  });
+
+  it('what it cannot read is undecoded, in log order, and a pool it names goes stale; other standards are out of scope', () => {
+    const book = newDclPoolBook([seed()]);
+    const good = { swapper: 'alice.near', token_in: A, token_out: B, amount_in: '1000000', amount_out: '998000', pool_id: POOL, total_fee: '2000', protocol_fee: '400' };
+    const lines = [
+      item('pool_frozen', { pool_id: POOL, operator: 'owner.near' }),
+      'Contract paused by owner.near',
+      `EVENT_JSON:${JSON.stringify({ standard: 'nep171', version: '1.0.0', event: 'nft_transfer', data: [{ old_owner_id: 'a', new_owner_id: 'b', token_ids: ['1'] }] })}`,
+      `EVENT_JSON:${JSON.stringify({ standard: 'dcl.ref', version: '1.0.0', event: 'swap', data: [good, { ...good, token_out: undefined }] })}`,
+      `EVENT_JSON:${JSON.stringify({ standard: 'dcl.ref', version: '1.0.0', event: 'swap', data: good })}`,
+      item('swap', { ...good, pool_id: 'a.near-b.near' }),
+    ];
+    const events = decodeAmmDclA(blockOf(HEIGHT, [outcome('R1', lines)]), MAINNET_CONTRACTS, book);
+    const undecoded = (index: number, poolId: string | null, reason: string, raw: string) => ({ ...base(HEIGHT, 'R1', index), kind: 'undecoded', ...AMM, input: 'log', poolId, reason, raw });
+    expect(events.filter((e) => e.kind !== 'pool_state')).toEqual([
+      undecoded(0, POOL, 'pool_frozen item 0: unknown event', lines[0]!),
+      undecoded(1, null, 'not an EVENT_JSON line', lines[1]!),
+      { ...base(HEIGHT, 'R1', 2), kind: 'swap', ...AMM, poolId: POOL, trader: 'alice.near', tokenIn: A, tokenOut: B, amountIn: 1_000_000n, amountOut: 998_000n, totalFee: 2000n, adminFee: 400n },
+      undecoded(3, POOL, 'swap item 1: token_out missing or malformed', lines[3]!),
+      undecoded(4, null, 'swap: data is not an array', lines[4]!),
+      undecoded(5, 'a.near-b.near', 'swap item 0: pool_id is not token_x|token_y|fee', lines[5]!),
+    ]);
+    // The good swap re-simulated (liquidityX 998 000); the unknown event and the unreadable item both named POOL.
+    const state = stateIn(events);
+    expect([state.liquidityX, state.lastSwapCheck?.matched, state.unappliedChanges]).toEqual([998_000n, true, 2]);
+    expect(events.at(-1)).toMatchObject({ kind: 'pool_state', receiptId: 'R1', index: 6 });
+  });
+
+  it('the book takes any input without throwing: what it cannot apply is counted; a swap of nothing is no trade', () => {
+    const book = newDclPoolBook([seed()]);
+    const before = book.pools.get(POOL)!;
+    const events = decodeAmmDclA(
+      blockOf(HEIGHT, [
+        // More liquidity than the book holds; an order in a token not of the pool; a range beyond +/-800000.
+        outcome('R1', [
+          item('emergency_liquidity_removed', { lpt_id: `${POOL}#1`, owner_id: 'bob.near', pool_id: POOL, left_point: -1000, right_point: 1000, removed_amount: String(2n * 10n ** 18n), cur_amount: '0', refund_token_x: '1', refund_token_y: '1' }),
+        ]),
+        outcome('R2', [
+          item('order_cancelled', { order_id: `${POOL}#7`, created_at: '1', cancel_at: '2', owner_id: 'carol.near', pool_id: POOL, point: -120, sell_token: 'z.near', buy_token: A, request_cancel_amount: null, actual_cancel_amount: '5', original_amount: '5', cancel_amount: '5', remain_amount: '0', bought_amount: '0' }),
+        ]),
+        outcome('R3', [
+          item('liquidity_added', { lpt_id: `${POOL}#2`, owner_id: 'bob.near', pool_id: POOL, left_point: -900_000, right_point: 0, added_amount: '5', cur_amount: '5', paid_token_x: '0', paid_token_y: '5' }),
+        ]),
+        // SwapByStopPoint when the price is already past the stop: the contract logs a swap of 0 for 0 (S).
+        outcome('R4', [item('swap', { swapper: 'alice.near', token_in: A, token_out: B, amount_in: '0', amount_out: '0', pool_id: POOL, total_fee: '0', protocol_fee: '0' })]),
+      ]),
+      MAINNET_CONTRACTS,
+      book,
+    );
+    expect(events.map((e) => [e.kind, e.receiptId])).toEqual([
+      ['liquidity', 'R1'],
+      ['liquidity', 'R3'],
+      ['pool_state', 'R3'],
+    ]);
+    expect(book.pools.get(POOL)).toEqual({ ...before, unappliedChanges: 3 });
   });
 });
