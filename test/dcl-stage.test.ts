@@ -1,11 +1,11 @@
 // AmmDclA pool state through the real pipeline: a create_pool call opens the pool, liquidity events fill it, swaps
-// move it; the states land in `pools`/`pool_history` like any other DEX's, and stopping and resuming between blocks
+// move it, the contract's emergency removal empties part of it; the states land in `pools`/`pool_history` like any other DEX's, and stopping and resuming between blocks
 // (the book re-seeded from the tables), a replay and a rebuild all end with the same tables as one run.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addLiquidity, newDclPoolState, poolReserves } from '../dexes/amm-dcl-a/state.ts';
+import { addLiquidity, newDclPoolState, poolReserves, removeLiquidity } from '../dexes/amm-dcl-a/state.ts';
 import { swapExactIn } from '../dexes/amm-dcl-a/math.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
@@ -25,6 +25,8 @@ const event = (name: string, item: Record<string, unknown>) => `EVENT_JSON:${JSO
 const LIQUIDITY = 10n ** 18n;
 const seeded = addLiquidity(newDclPoolState({ poolId: POOL, tokenX: X, tokenY: Y, fee: 2000, pointDelta: 40, currentPoint: 0 }), -4000, 4000, LIQUIDITY);
 const swap = swapExactIn(seeded, X, 10n ** 15n);
+// Block 4: the contract's emergency removal of half the position (`emergency_liquidity_removed`, C).
+const emergency = removeLiquidity(swap.state, -4000, 4000, LIQUIDITY / 2n);
 
 function outcome(height: number, receiptId: string, method: string, args: unknown, logs: string[]): RawJson {
   return receiptOutcome({
@@ -67,7 +69,12 @@ describe('AmmDclA pool state in the pipeline', () => {
         event('swap', { swapper: 'alice.near', token_in: X, token_out: Y, amount_in: String(10n ** 15n), amount_out: String(swap.amountOut), pool_id: POOL, total_fee: String(swap.fee), protocol_fee: '0' }),
       ]),
     ]);
-    blockFile(dir, 4, []);
+    blockFile(dir, 4, [
+      outcome(4, 'R4', 'emergency_remove_liquidity', { lpt_id: `${POOL}#1` }, [
+        event('emergency_liquidity_removed', { lpt_id: `${POOL}#1`, owner_id: 'owner.near', pool_id: POOL, left_point: -4000, right_point: 4000, removed_amount: String(LIQUIDITY / 2n), cur_amount: String(LIQUIDITY / 2n), refund_token_x: '1', refund_token_y: '1', claim_fee_token_x: '0', claim_fee_token_y: '0' }),
+      ]),
+    ]);
+    blockFile(dir, 5, []);
     const whole = await createMigratedDb();
     await ingest({ db: whole, source: filesSource(dir), signal: never });
     oneRun = await tableChecksums(whole);
@@ -81,22 +88,23 @@ describe('AmmDclA pool state in the pipeline', () => {
   });
 
   it('stopping after each block and resuming gives the tables of one run', async () => {
-    for (const to of [1, 2, 3, 4]) await ingest({ db, source: filesSource(dir), to, signal: never });
+    for (const to of [1, 2, 3, 4, 5]) await ingest({ db, source: filesSource(dir), to, signal: never });
     expect(await tableChecksums(db)).toEqual(oneRun);
   });
 
-  it('pools holds the state after the swap: the swap re-simulated from the liquidity matched the log', async () => {
+  it('pools holds the state after the swap and the emergency removal: the swap re-simulated from the liquidity matched the log', async () => {
     const row = await db.kysely.selectFrom('pools').selectAll().where('dex', '=', 'AmmDclA').executeTakeFirstOrThrow();
-    const state = row.state as { currentPoint: number; lastSwapCheck: { matched: boolean }; unmatchedSwaps: number };
+    const state = row.state as { currentPoint: number; liquidity: string; lastSwapCheck: { matched: boolean }; unmatchedSwaps: number; unappliedChanges: number };
     expect(row.pool_id).toBe(POOL);
     expect(row.tokens).toEqual([X, Y]);
-    expect(row.amounts).toEqual(poolReserves(swap.state).map(String));
-    expect(row.amounts).not.toEqual(poolReserves(seeded).map(String)); // the swap moved the reserves
+    expect(row.amounts).toEqual(poolReserves(emergency).map(String));
+    expect(poolReserves(emergency)).not.toEqual(poolReserves(swap.state)); // the removal moved the reserves
     expect(state.currentPoint).toBe(swap.state.currentPoint);
+    expect(state.liquidity).toBe(String(LIQUIDITY / 2n));
     expect(state.lastSwapCheck.matched).toBe(true);
-    expect(state.unmatchedSwaps).toBe(0);
+    expect([state.unmatchedSwaps, state.unappliedChanges]).toEqual([0, 0]);
     const history = await db.kysely.selectFrom('pool_history').select('block_height').where('dex', '=', 'AmmDclA').orderBy('block_height').execute();
-    expect(history.map((h) => h.block_height)).toEqual([1, 2, 3]);
+    expect(history.map((h) => h.block_height)).toEqual([1, 2, 3, 4]);
   });
 
   it('a replay of the swap block, and a rebuild, leave the tables as they were', async () => {
