@@ -223,7 +223,7 @@ describe('devnet Launch (Aidols) model', () => {
     expect(decodeLaunch(block, C)).toEqual([]);
     expect(world.tokens.balance(C.Wrap, ALICE)).toBe(100n * NEAR);
     expect(launch.curve(TGANZA.contractId).state.amounts).toEqual([10n ** 33n, 5n * 10n ** 26n]);
-    expect(launch.reserves()).toEqual(new Map());
+    expect(launch.reserves()).toEqual(new Map([[TGANZA.contractId, [10n ** 33n, 5n * 10n ** 26n]]])); // as launched
   });
 
   it('over 1000 seeded blocks, every block decodes to exactly the Launch hops recorded in it (buys, sells, failures)', () => {

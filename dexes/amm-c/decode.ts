@@ -1,25 +1,32 @@
-// Block -> AmmC events (the Intear DEX engine `dex.intear.near` and its xyk DEX `slimedragon.near/xyk`). Pure.
+// Block -> AmmC events (the Intear DEX engine `dex.intear.near` and its xyk DEX "Plach" `slimedragon.near/xyk`). Pure.
 //
-// Everything comes from the engine's NEP-297 logs (standard `inteardex`) of SUCCESSFUL receipts it executed: a
-// failed receipt keeps its logs in the block but none of its effects.
-// - pool state: the xyk DEX's own events reach the chain wrapped in the engine's `dex_event` (the engine runs the
-//   DEX's wasm and re-emits each of its `EVENT_JSON` logs as `dex_event {dex_id, event, referrer, user}`).
-//   `pool_updated {pool_id, pool}` carries the full `PoolView`; the block's LAST one per pool is the state after
-//   the block.
-// - trades: the engine's `swap {dex_id, request, amount_in, amount_out, trader, referrer}`, one per hop. The
-//   xyk DEX's inner `swap` (emitted just before it, in the same receipt) gives the real pool id and the fees.
-// - liquidity: the xyk DEX's `liquidity_added` / `liquidity_removed`.
-// Contract-controlled text never makes this throw: what does not parse is skipped.
-// Shapes: README.md; sources: INTEARnear/dex (intear-dex-types/src/engine_api.rs, dexes/xyk/types/src/lib.rs).
+// Everything comes from the engine's logs of SUCCESSFUL receipts it executed (a failed receipt keeps its logs in
+// the block but none of its effects). The engine runs a DEX's wasm inside its own receipt and re-emits each of the
+// DEX's `EVENT_JSON` logs as the `inteardex` event `dex_event {dex_id, event, referrer, user}`, `user` being the
+// trader of a swap and the caller of a DEX call. Grades and sources: README.md.
+// - pool state: xyk `pool_updated {pool_id, pool}` (the full `PoolView`); the block's LAST one per pool counts.
+// - trades: xyk `swap {pool_id, request, amount_in, amount_out, fees_breakdown}`, trader = the wrapper's `user`, as
+//   Intear's own indexer reads them (T). The engine's source also logs its own `swap {dex_id, request, amount_in,
+//   amount_out, trader, referrer}` after each hop (S): that is the same hop, so it adds no trade when an inner swap
+//   of the same assets and amounts came before it in the receipt; alone, it is the hop (pool id from the request's
+//   message, fees unknown).
+// - liquidity: xyk `liquidity_added` / `liquidity_removed` (12 fields, T), provider = the wrapper's `user`.
+// Nothing from the chain makes this throw. The engine's other events and plain-text lines (a known list from its
+// source), events of the engine's other DEXes, and pools or hops in an asset kind we have no token id for are
+// skipped; any other line becomes an `undecoded` event. One for a `pool_updated` names the pool: its state is stale
+// until a readable one arrives.
 
 import type { Block, ReceiptOutcome } from '../../near/block.ts';
 import { isSuccess } from '../../near/decode.ts';
-import { asRecord as asObject, parseEventLog } from '../../near/nep297.ts';
+import type { EventBase, UndecodedEvent } from '../../near/events.ts';
+import { asRecord, parseEventLog } from '../../near/nep297.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
 import { parseU128 } from '../../near/units.ts';
 import type { DexContracts } from '../contracts.ts';
 import type { DexEvent, LiquidityEvent, SwapEvent } from '../events.ts';
 import { AMM_C_DEX_ID, type AmmCFeeReceiver, type AmmCPoolState, type AmmCPoolStateEvent } from './events.ts';
+
+export type AmmCEvent = DexEvent | UndecodedEvent;
 
 type Json = Record<string, unknown>;
 
@@ -28,24 +35,45 @@ const XYK_STANDARD = 'xyk';
 /** `SwapArgs.pool_id` u32::MAX means "the pool created last" (batched create + buy): not a real id. */
 const LAST_CREATED_POOL_MARKER = 0xffff_ffff;
 
-/** An event before its index is known, and the pool it states (pool_state only). */
+/** Engine events that say nothing we index (INTEARnear/dex engine source; `user_withdraw` and `swap_step` are a
+ * pre-release engine's names). The engine's `swap` and `dex_event` are read. */
+const KNOWN_ENGINE_EVENTS = new Set(['dex_deployed', 'user_deposit', 'withdraw', 'user_balance_update', 'dex_balance_update', 'user_withdraw', 'swap_step']);
+/** Plain-text lines the engine's source logs (src/internal_operations.rs): nothing we index. */
+const KNOWN_PLAIN_LINES = [/^Fully authorized: (true|false)$/, /^After withdraw: /, /^Refunding to \S+ because withdrawal to \S+ failed: /];
+/** A DEX's own plain-text log as the engine re-logs it (src/host_functions.rs `log_utf8`): `[<dex id>] <text>`. */
+const DEX_PLAIN_LINE = /^\[([^\]\s]+)\] /;
+/** Asset kinds the engine trades that our token vocabulary has no id for (Intear's own indexer skips them too). */
+const OTHER_ASSET_KIND = /^nep(245|171):/;
+
+/** Why a line cannot be read; caught per line, it becomes an `undecoded` event (naming `poolId`'s stale state). */
+class Unreadable extends Error {
+  constructor(
+    reason: string,
+    readonly poolId: number | null = null,
+  ) {
+    super(reason);
+  }
+}
+/** A pool or hop in an asset kind we do not index: the line is skipped. */
+class OtherAssetKind extends Error {}
+
+/** An event before its index is known, and the pool whose state it gives (pool_state, or an unreadable one). */
 interface Pending {
-  event: DexEvent;
+  event: AmmCEvent;
   statesPool: number | null;
 }
 
-/** The xyk DEX's inner `swap`: what its engine `swap` lacks. */
-interface InnerSwap {
-  poolId: number;
-  assetIn: string;
-  assetOut: string;
-  amountIn: bigint;
-  amountOut: bigint;
-  totalFee: bigint | null;
-  adminFee: bigint | null;
+/** What one receipt's lines share while they are read. */
+interface Receipt {
+  base: () => EventBase;
+  xyk: string;
+  contractId: string;
+  out: Pending[];
+  /** The receipt's inner swaps not yet paired with an engine `swap`. */
+  unpaired: Array<{ assetIn: string; assetOut: string; amountIn: bigint; amountOut: bigint; event: SwapEvent }>;
 }
 
-export function decodeAmmC(block: Block, contracts: DexContracts): DexEvent[] {
+export function decodeAmmC(block: Block, contracts: DexContracts): AmmCEvent[] {
   const pending: Pending[] = [];
   for (const shard of block.shards) {
     for (const outcome of shard.receiptOutcomes) {
@@ -54,248 +82,279 @@ export function decodeAmmC(block: Block, contracts: DexContracts): DexEvent[] {
     }
   }
 
-  // Only the block's last state of each pool is kept; then indices count per receipt in log order.
+  // Only the block's last state of each pool counts (a state we could not read, superseded, no longer names it);
+  // then indices count per receipt in log order.
   const lastStateAt = new Map<number, number>();
   pending.forEach((p, i) => {
     if (p.statesPool !== null) lastStateAt.set(p.statesPool, i);
   });
   const nextIndex = new Map<string, number>();
-  const events: DexEvent[] = [];
+  const events: AmmCEvent[] = [];
   pending.forEach((p, i) => {
-    if (p.statesPool !== null && lastStateAt.get(p.statesPool) !== i) return;
-    const index = nextIndex.get(p.event.receiptId) ?? 0;
-    nextIndex.set(p.event.receiptId, index + 1);
-    p.event.index = index;
-    events.push(p.event);
+    let event = p.event;
+    if (p.statesPool !== null && lastStateAt.get(p.statesPool) !== i) {
+      if (event.kind !== 'undecoded') return;
+      event = { ...event, poolId: null };
+    }
+    const index = nextIndex.get(event.receiptId) ?? 0;
+    nextIndex.set(event.receiptId, index + 1);
+    events.push({ ...event, index });
   });
   return events;
 }
 
 function decodeOutcome(block: Block, outcome: ReceiptOutcome, contracts: DexContracts, out: Pending[]): void {
-  const base = () => ({
-    blockHeight: block.height,
-    timestampMs: block.timestampMs,
-    receiptId: outcome.receiptId,
-    txHash: outcome.txHash,
-    index: 0,
-  });
-  const dex = { dex: AMM_C_DEX_ID, contractId: contracts.AmmC } as const;
-  let innerSwap: InnerSwap | null = null;
-
+  const receipt: Receipt = {
+    base: () => ({ blockHeight: block.height, timestampMs: block.timestampMs, receiptId: outcome.receiptId, txHash: outcome.txHash, index: 0 }),
+    xyk: contracts.AmmCXykDexId,
+    contractId: contracts.AmmC,
+    out,
+    unpaired: [],
+  };
   for (const log of outcome.logs) {
-    const engineEvent = parseEventLog(log);
-    if (engineEvent === null || engineEvent.standard !== ENGINE_STANDARD) continue;
-    const data = asObject(engineEvent.data);
-    if (data === null || data.dex_id !== contracts.AmmCXykDexId) continue;
-
-    if (engineEvent.event === 'swap') {
-      const swap = engineSwap(data, innerSwap);
-      innerSwap = null;
-      if (swap !== null) out.push({ event: { ...base(), kind: 'swap', ...dex, ...swap }, statesPool: null });
-      continue;
-    }
-    if (engineEvent.event !== 'dex_event') continue;
-    const inner = asObject(data.event);
-    if (inner === null || inner.standard !== XYK_STANDARD) continue;
-    const innerData = asObject(inner.data);
-    if (innerData === null) continue;
-    const poolId = asPoolId(innerData.pool_id);
-    if (poolId === null) continue;
-
-    if (inner.event === 'pool_updated') {
-      const state = poolState(asObject(innerData.pool));
-      if (state === null) continue;
-      const event: AmmCPoolStateEvent = { ...base(), kind: 'pool_state', ...dex, poolId, state, source: 'event' };
-      out.push({ event, statesPool: poolId });
-    } else if (inner.event === 'swap') {
-      innerSwap = innerSwapOf(poolId, innerData);
-    } else if (inner.event === 'liquidity_added' || inner.event === 'liquidity_removed') {
-      const change = liquidityChange(inner.event === 'liquidity_added' ? 'add' : 'remove', innerData);
-      if (change === null) continue;
-      const provider = typeof data.user === 'string' && isValidAccountId(data.user) ? data.user : null;
-      const event: LiquidityEvent = { ...base(), kind: 'liquidity', ...dex, poolId, provider, ...change };
-      out.push({ event, statesPool: null });
+    try {
+      readLine(receipt, log);
+    } catch (err) {
+      if (err instanceof OtherAssetKind) continue;
+      if (!(err instanceof Unreadable)) throw err;
+      out.push({ event: undecoded(receipt, log, err.message, err.poolId), statesPool: err.poolId });
     }
   }
 }
 
-type SwapFields = Pick<SwapEvent, 'poolId' | 'trader' | 'tokenIn' | 'tokenOut' | 'amountIn' | 'amountOut' | 'totalFee' | 'adminFee'>;
+function readLine(receipt: Receipt, log: string): void {
+  const event = parseEventLog(log);
+  if (event === null) {
+    const dexId = DEX_PLAIN_LINE.exec(log)?.[1];
+    if (dexId === receipt.xyk) throw new Unreadable('a plain-text log of the xyk DEX');
+    if (dexId !== undefined || KNOWN_PLAIN_LINES.some((line) => line.test(log))) return;
+    throw new Unreadable(log.startsWith('EVENT_JSON:') ? 'not a NEP-297 event' : 'not a known log line of the engine');
+  }
+  if (event.standard !== ENGINE_STANDARD) throw new Unreadable(`unknown event standard ${event.standard}`);
+  if (KNOWN_ENGINE_EVENTS.has(event.event)) return;
+  if (event.event !== 'dex_event' && event.event !== 'swap') throw new Unreadable(`unknown inteardex event ${event.event}`);
+  const data = object(event.data, `${event.event} data`);
+  if (typeof data.dex_id !== 'string') throw new Unreadable(`${event.event} without a dex_id`);
+  if (data.dex_id !== receipt.xyk) return; // another DEX inside the engine
+  if (event.event === 'swap') engineSwap(receipt, data);
+  else xykEvent(receipt, data, log);
+}
 
-/** The engine's `swap` of the xyk DEX, completed by the inner `swap` that preceded it when they agree. */
-function engineSwap(data: Json, inner: InnerSwap | null): SwapFields | null {
-  const request = asObject(data.request);
-  if (request === null || typeof request.asset_in !== 'string' || typeof request.asset_out !== 'string') return null;
-  const tokenIn = tokenOf(request.asset_in);
-  const tokenOut = tokenOf(request.asset_out);
-  const amountIn = parseU128(data.amount_in);
-  const amountOut = parseU128(data.amount_out);
-  if (tokenIn === null || tokenOut === null || amountIn === null || amountOut === null) return null;
-  const matched =
-    inner !== null &&
-    inner.assetIn === request.asset_in &&
-    inner.assetOut === request.asset_out &&
-    inner.amountIn === amountIn &&
-    inner.amountOut === amountOut;
-  return {
-    poolId: matched ? inner.poolId : poolIdOfMessage(request.message),
-    trader: typeof data.trader === 'string' && isValidAccountId(data.trader) ? data.trader : null,
-    tokenIn,
-    tokenOut,
+/** An xyk event from its `dex_event` wrapper. */
+function xykEvent(receipt: Receipt, wrapper: Json, log: string): void {
+  const inner = object(wrapper.event, 'dex_event event');
+  if (inner.standard !== XYK_STANDARD) throw new Unreadable(`unknown xyk DEX event standard ${String(inner.standard)}`);
+  const data = object(inner.data, `xyk ${String(inner.event)} data`);
+  const user = accountOrNull(wrapper.user);
+  const at = { ...receipt.base(), dex: AMM_C_DEX_ID, contractId: receipt.contractId } as const;
+  switch (inner.event) {
+    case 'pool_updated': {
+      const poolId = poolIdOf(data.pool_id);
+      let state: AmmCPoolState;
+      try {
+        state = poolState(object(data.pool, 'pool'));
+      } catch (err) {
+        throw err instanceof Unreadable ? new Unreadable(`pool_updated: ${err.message}`, poolId) : err;
+      }
+      const event: AmmCPoolStateEvent = { ...at, kind: 'pool_state', poolId, state, source: 'event' };
+      receipt.out.push({ event, statesPool: poolId });
+      return;
+    }
+    case 'swap': {
+      const request = object(data.request, 'swap request');
+      const [assetIn, assetOut] = [assetIdOf(request.asset_in, 'asset_in'), assetIdOf(request.asset_out, 'asset_out')];
+      const amountIn = u128(data, 'amount_in');
+      // Early xyk builds named it `amount_out_after_fees` (S).
+      const amountOut = u128(data, data.amount_out === undefined ? 'amount_out_after_fees' : 'amount_out');
+      const event: SwapEvent = {
+        ...at,
+        kind: 'swap',
+        poolId: poolIdOf(data.pool_id),
+        trader: user,
+        tokenIn: tokenOf(assetIn),
+        tokenOut: tokenOf(assetOut),
+        amountIn,
+        amountOut,
+        totalFee: null,
+        adminFee: null,
+      };
+      receipt.out.push({ event, statesPool: null });
+      receipt.unpaired.push({ assetIn, assetOut, amountIn, amountOut, event });
+      // The hop stands without its fees; fees we cannot read are reported, not guessed.
+      if (data.fees_breakdown === undefined) return;
+      try {
+        Object.assign(event, feesOf(data.fees_breakdown, assetIn));
+      } catch (err) {
+        if (!(err instanceof Unreadable)) throw err;
+        receipt.out.push({ event: undecoded(receipt, log, `swap fees_breakdown: ${err.message}`, null), statesPool: null });
+      }
+      return;
+    }
+    case 'liquidity_added':
+    case 'liquidity_removed': {
+      const event: LiquidityEvent = { ...at, kind: 'liquidity', poolId: poolIdOf(data.pool_id), provider: user, ...liquidityChange(inner.event, data) };
+      receipt.out.push({ event, statesPool: null });
+      return;
+    }
+    default:
+      throw new Unreadable(`unknown xyk event ${String(inner.event)}`);
+  }
+}
+
+/** The engine's own `swap` of an xyk hop: the inner swap's twin, or the hop itself when no inner swap matches. */
+function engineSwap(receipt: Receipt, data: Json): void {
+  const request = object(data.request, 'swap request');
+  const [assetIn, assetOut] = [assetIdOf(request.asset_in, 'asset_in'), assetIdOf(request.asset_out, 'asset_out')];
+  const amountIn = u128(data, 'amount_in');
+  const amountOut = u128(data, 'amount_out');
+  const trader = accountOrNull(data.trader);
+  const twin = receipt.unpaired.findLastIndex((u) => u.assetIn === assetIn && u.assetOut === assetOut && u.amountIn === amountIn && u.amountOut === amountOut);
+  if (twin >= 0) {
+    const [inner] = receipt.unpaired.splice(twin, 1);
+    inner!.event.trader ??= trader;
+    return;
+  }
+  const event: SwapEvent = {
+    ...receipt.base(),
+    kind: 'swap',
+    dex: AMM_C_DEX_ID,
+    contractId: receipt.contractId,
+    poolId: poolIdOfMessage(request.message),
+    trader,
+    tokenIn: tokenOf(assetIn),
+    tokenOut: tokenOf(assetOut),
     amountIn,
     amountOut,
-    totalFee: matched ? inner.totalFee : null,
-    adminFee: matched ? inner.adminFee : null,
+    totalFee: null,
+    adminFee: null,
   };
+  receipt.out.push({ event, statesPool: null });
 }
 
 /**
- * The xyk DEX's `swap {pool_id, request, amount_in, amount_out, fees_breakdown}`. `fees_breakdown` items are
- * `[receiver, asset, amount]` (older builds: `[receiver, amount]`, always in the input asset; `amount_out` was
- * once `amount_out_after_fees`). The fees are summed when all are in the input asset (a launch-pool sell pays the
- * non-pool fees in the quote asset: then null); `adminFee` is the part that leaves the pool (non-`Pool`).
+ * `fees_breakdown` items `[receiver, asset, amount]` (early builds: `[receiver, amount]`, in the input asset). The
+ * fees are summed when all are in the input asset (a launch-pool sell pays the non-pool fees in the quote asset:
+ * then null); `adminFee` is the part that leaves the pool (receiver not `Pool`).
  */
-function innerSwapOf(poolId: number, data: Json): InnerSwap | null {
-  const request = asObject(data.request);
-  if (request === null || typeof request.asset_in !== 'string' || typeof request.asset_out !== 'string') return null;
-  const amountIn = parseU128(data.amount_in);
-  const amountOut = parseU128(data.amount_out ?? data.amount_out_after_fees);
-  if (amountIn === null || amountOut === null || !Array.isArray(data.fees_breakdown)) return null;
-  let totalFee: bigint | null = 0n;
-  let adminFee: bigint | null = 0n;
-  for (const item of data.fees_breakdown) {
-    if (!Array.isArray(item) || (item.length !== 2 && item.length !== 3)) return null;
+function feesOf(breakdown: unknown, assetIn: string): Pick<SwapEvent, 'totalFee' | 'adminFee'> {
+  if (!Array.isArray(breakdown)) throw new Unreadable('not a list');
+  let totalFee = 0n;
+  let adminFee = 0n;
+  let allInInput = true;
+  for (const item of breakdown) {
+    if (!Array.isArray(item) || (item.length !== 2 && item.length !== 3)) throw new Unreadable('an item is not [receiver, asset, amount]');
     const receiver = feeReceiverOf(item[0]);
-    const amount = parseU128(item[item.length - 1]);
-    if (receiver === null || amount === null) return null;
-    const asset: unknown = item.length === 3 ? item[1] : request.asset_in;
-    if (asset !== request.asset_in) {
-      totalFee = null;
-      adminFee = null;
-    }
-    if (totalFee === null || adminFee === null) continue;
+    const amount = parseU128(item.at(-1));
+    const asset: unknown = item.length === 3 ? item[1] : assetIn;
+    if (receiver === null || amount === null || typeof asset !== 'string') throw new Unreadable('an item is not [receiver, asset, amount]');
+    allInInput &&= asset === assetIn;
     totalFee += amount;
     if (receiver.kind !== 'pool') adminFee += amount;
   }
-  return { poolId, assetIn: request.asset_in, assetOut: request.asset_out, amountIn, amountOut, totalFee, adminFee };
+  return allInInput ? { totalFee, adminFee } : { totalFee: null, adminFee: null };
 }
 
-/** `liquidity_added {asset_0, asset_1, added_amount_0, added_amount_1, minted_shares, ...}` and the removal twin. */
-function liquidityChange(action: 'add' | 'remove', data: Json): Pick<LiquidityEvent, 'action' | 'tokens' | 'amounts' | 'shares'> | null {
-  const verb = action === 'add' ? 'added' : 'removed';
-  const token0 = typeof data.asset_0 === 'string' ? tokenOf(data.asset_0) : null;
-  const token1 = typeof data.asset_1 === 'string' ? tokenOf(data.asset_1) : null;
-  const amount0 = parseU128(data[`${verb}_amount_0`]);
-  const amount1 = parseU128(data[`${verb}_amount_1`]);
-  const shares = parseU128(data[action === 'add' ? 'minted_shares' : 'burned_shares']);
-  if (token0 === null || token1 === null || amount0 === null || amount1 === null || shares === null) return null;
+const LIQUIDITY_TOTALS = ['new_owned_asset_0', 'new_owned_asset_1', 'new_owned_shares', 'new_total_asset_0', 'new_total_asset_1', 'new_total_shares'];
+
+/** `liquidity_added {pool_id, asset_0, asset_1, added_amount_0, added_amount_1, minted_shares, new_owned_asset_0/1,
+ * new_owned_shares, new_total_asset_0/1, new_total_shares}` and the removal twin (`removed_amount_*`,
+ * `burned_shares`): all 12 fields are read, the totals only checked. */
+function liquidityChange(event: 'liquidity_added' | 'liquidity_removed', data: Json): Pick<LiquidityEvent, 'action' | 'tokens' | 'amounts' | 'shares'> {
+  const added = event === 'liquidity_added';
+  const verb = added ? 'added' : 'removed';
+  const tokens = [tokenOf(assetIdOf(data.asset_0, 'asset_0')), tokenOf(assetIdOf(data.asset_1, 'asset_1'))];
+  const amounts = [u128(data, `${verb}_amount_0`), u128(data, `${verb}_amount_1`)];
+  const shares = u128(data, added ? 'minted_shares' : 'burned_shares');
+  for (const field of LIQUIDITY_TOTALS) u128(data, field);
   // Private pools have no shares: the contract reports 0.
-  return { action, tokens: [token0, token1], amounts: [amount0, amount1], shares: shares === 0n ? null : shares };
+  return { action: added ? 'add' : 'remove', tokens, amounts, shares: shares === 0n ? null : shares };
 }
 
 /**
  * A `PoolView` (externally tagged): `{Private: {assets, fees, fee_configuration, owner_id, locked}}`,
  * `{Public: {assets, fees, fee_configuration, total_shares}}`, `{Launch: {near_amount, launched_asset, fees,
  * fee_configuration, phantom_liquidity_near}}`, `{LaunchV2: {quote_asset, launched_asset, fees,
- * fee_configuration, phantom_liquidity}}`. null when a part does not parse or an asset is not NEAR or NEP-141.
+ * fee_configuration, phantom_liquidity}}`. Only what the state needs is read.
  */
-function poolState(view: Json | null): AmmCPoolState | null {
-  if (view === null) return null;
+function poolState(view: Json): AmmCPoolState {
   const [variant, ...others] = Object.keys(view);
-  if (variant === undefined || others.length > 0) return null;
-  const body = asObject(view[variant]);
-  if (body === null) return null;
-  const feeReceivers = feeReceiversOf(asObject(body.fees));
-  if (feeReceivers === null) return null;
-  const totalFee = feeReceivers.reduce((sum, r) => sum + r.fee, 0);
-
+  if (variant === undefined || others.length > 0) throw new Unreadable('the pool is not one variant');
+  const body = object(view[variant], variant);
   let poolType: AmmCPoolState['poolType'];
-  let assets: Array<[string, bigint] | null>;
+  let assets: [[string, bigint], [string, bigint]];
   let phantomLiquidity: bigint | null = null;
   let totalShares: bigint | null = null;
   switch (variant) {
     case 'Private':
     case 'Public': {
       poolType = variant === 'Private' ? 'private' : 'public';
-      const pair = Array.isArray(body.assets) && body.assets.length === 2 ? body.assets : null;
-      if (pair === null) return null;
-      assets = [assetWithBalance(pair[0]), assetWithBalance(pair[1])];
-      if (variant === 'Public' && body.total_shares !== null) {
-        totalShares = parseU128(body.total_shares);
-        if (totalShares === null) return null;
-      }
+      if (!Array.isArray(body.assets) || body.assets.length !== 2) throw new Unreadable('assets is not a pair');
+      assets = [assetWithBalance(body.assets[0]), assetWithBalance(body.assets[1])];
+      if (variant === 'Public' && body.total_shares !== null) totalShares = u128(body, 'total_shares');
       break;
     }
-    case 'Launch': {
+    case 'Launch':
       poolType = 'launch';
-      const nearAmount = parseU128(body.near_amount);
-      assets = [nearAmount === null ? null : ['near', nearAmount], assetWithBalance(body.launched_asset)];
-      phantomLiquidity = parseU128(body.phantom_liquidity_near);
-      if (phantomLiquidity === null) return null;
+      assets = [['near', u128(body, 'near_amount')], assetWithBalance(body.launched_asset)];
+      phantomLiquidity = u128(body, 'phantom_liquidity_near');
       break;
-    }
-    case 'LaunchV2': {
+    case 'LaunchV2':
       poolType = 'launch';
       assets = [assetWithBalance(body.quote_asset), assetWithBalance(body.launched_asset)];
-      phantomLiquidity = parseU128(body.phantom_liquidity);
-      if (phantomLiquidity === null) return null;
+      phantomLiquidity = u128(body, 'phantom_liquidity');
       break;
-    }
     default:
-      return null;
+      throw new Unreadable(`unknown pool variant ${variant}`);
   }
-  const [a0, a1] = assets;
-  if (a0 == null || a1 == null) return null;
-  return {
-    kind: 'xyk',
-    poolType,
-    tokens: [a0[0], a1[0]],
-    amounts: [a0[1], a1[1]],
-    totalFee,
-    feeReceivers,
-    phantomLiquidity,
-    totalShares,
-  };
+  const feeReceivers = feeReceiversOf(body.fees);
+  const totalFee = feeReceivers.reduce((sum, r) => sum + r.fee, 0);
+  const [[token0, amount0], [token1, amount1]] = assets;
+  return { kind: 'xyk', poolType, tokens: [token0, token1], amounts: [amount0, amount1], totalFee, feeReceivers, phantomLiquidity, totalShares };
 }
 
 /** `{asset_id: "near" | "nep141:x", balance: "123"}` -> [token, balance]. */
-function assetWithBalance(value: unknown): [string, bigint] | null {
-  const o = asObject(value);
-  if (o === null || typeof o.asset_id !== 'string') return null;
-  const token = tokenOf(o.asset_id);
-  const balance = parseU128(o.balance);
-  return token === null || balance === null ? null : [token, balance];
+function assetWithBalance(value: unknown): [string, bigint] {
+  const o = object(value, 'an asset');
+  return [tokenOf(assetIdOf(o.asset_id, 'asset_id')), u128(o, 'balance')];
 }
 
 /** `CurrentFees {receivers: [[FeeReceiver, u32 millionths], ...]}`. */
-function feeReceiversOf(fees: Json | null): AmmCFeeReceiver[] | null {
-  if (fees === null || !Array.isArray(fees.receivers)) return null;
-  const receivers: AmmCFeeReceiver[] = [];
-  for (const item of fees.receivers) {
-    if (!Array.isArray(item) || item.length !== 2) return null;
-    const receiver = feeReceiverOf(item[0]);
-    const fee: unknown = item[1];
-    if (receiver === null || typeof fee !== 'number' || !Number.isInteger(fee) || fee < 0 || fee >= 1_000_000) return null;
-    receivers.push({ ...receiver, fee });
-  }
-  return receivers;
+function feeReceiversOf(value: unknown): AmmCFeeReceiver[] {
+  const fees = object(value, 'fees');
+  if (!Array.isArray(fees.receivers)) throw new Unreadable('fees.receivers is not a list');
+  return fees.receivers.map((item: unknown) => {
+    const receiver = Array.isArray(item) && item.length === 2 ? feeReceiverOf(item[0]) : null;
+    const fee: unknown = Array.isArray(item) ? item[1] : null;
+    if (receiver === null || typeof fee !== 'number' || !Number.isInteger(fee) || fee < 0 || fee >= 1_000_000) {
+      throw new Unreadable('a fee receiver is not [receiver, millionths]');
+    }
+    return { ...receiver, fee };
+  });
 }
 
 /** `FeeReceiver` as serde writes it: `"Pool"`, `{"Account": id}` or `{"Community": id}`. */
 function feeReceiverOf(value: unknown): Omit<AmmCFeeReceiver, 'fee'> | null {
   if (value === 'Pool') return { kind: 'pool', accountId: null };
-  const o = asObject(value);
+  const o = asRecord(value);
   if (o === null) return null;
   const accountId = o.Account ?? o.Community;
   if (typeof accountId !== 'string' || !isValidAccountId(accountId) || Object.keys(o).length !== 1) return null;
   return { kind: 'Account' in o ? 'account' : 'community', accountId };
 }
 
-/** The engine's asset ids as our token ids: `near` -> `near`, `nep141:x` -> `x`; other kinds (NEP-245...) -> null. */
-function tokenOf(assetId: string): string | null {
+/** An engine asset id (`near`, `nep141:<id>`, `nep245:<id>:<token>`, `nep171:<id>:<token>`), checked as text. */
+function assetIdOf(value: unknown, what: string): string {
+  if (typeof value !== 'string') throw new Unreadable(`${what} is not an asset id`);
+  return value;
+}
+
+/** The engine's asset ids as our token ids: `near` -> `near`, `nep141:x` -> `x`; NEP-245 and NEP-171 are skipped. */
+function tokenOf(assetId: string): string {
   if (assetId === 'near') return 'near';
-  if (!assetId.startsWith('nep141:')) return null;
-  const contract = assetId.slice('nep141:'.length);
-  return isValidAccountId(contract) ? contract : null;
+  if (OTHER_ASSET_KIND.test(assetId)) throw new OtherAssetKind();
+  const contract = assetId.startsWith('nep141:') ? assetId.slice('nep141:'.length) : '';
+  if (!isValidAccountId(contract)) throw new Unreadable(`${assetId} is not an asset id`);
+  return contract;
 }
 
 /** The swap request's `message`: base64 of the borsh `SwapArgs {pool_id: u32}`. */
@@ -307,7 +366,36 @@ function poolIdOfMessage(message: unknown): number | null {
   return id === LAST_CREATED_POOL_MARKER ? null : id;
 }
 
-function asPoolId(value: unknown): number | null {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value : null;
+function poolIdOf(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new Unreadable('pool_id is not a pool id');
+  return value;
 }
 
+function object(value: unknown, what: string): Json {
+  const o = asRecord(value);
+  if (o === null) throw new Unreadable(`${what} is not an object`);
+  return o;
+}
+
+function u128(o: Json, field: string): bigint {
+  const v = parseU128(o[field]);
+  if (v === null) throw new Unreadable(`${field} is not a u128`);
+  return v;
+}
+
+function accountOrNull(value: unknown): string | null {
+  return typeof value === 'string' && isValidAccountId(value) ? value : null;
+}
+
+function undecoded(receipt: Receipt, log: string, reason: string, poolId: number | null): UndecodedEvent {
+  return {
+    ...receipt.base(),
+    kind: 'undecoded',
+    dex: AMM_C_DEX_ID,
+    input: 'log',
+    contractId: receipt.contractId,
+    poolId: poolId === null ? null : String(poolId),
+    reason,
+    raw: log,
+  };
+}

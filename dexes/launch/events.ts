@@ -1,5 +1,6 @@
-// The pool state Launch events carry (Aidols bonding curve `aidols.near`): one curve per aidol token, as its
-// `token_swap` events report it. Swaps use the shared `SwapEvent` of ../events.ts as it is.
+// The pool state Launch events carry (Aidols bonding curve `aidols.near`): one curve per aidol token, read from the
+// contract's curve record in storage (the truth), or, in a block without that record's write, from the holds its
+// `token_swap` events report. Swaps use the shared `SwapEvent` of ../events.ts as it is.
 import type { PoolStateCommon, PoolStateEvent } from '../events.ts';
 
 export const LAUNCH_DEX_ID = 'Launch';
@@ -12,13 +13,19 @@ export interface LaunchPoolState extends PoolStateCommon {
   kind: 'curve';
   /** [aidol token, wNEAR]. */
   tokens: string[];
-  /** [token_hold, wnear_hold]: the curve's reserves after the trade; wnear_hold includes the curve's virtual
-   * wNEAR (?), so x·y=k over these two is the pricing (near-facts.md "Launch"). */
+  /** [token_hold, wnear_hold]: the curve's reserves; wnear_hold includes the curve's virtual wNEAR (?), so x·y=k
+   * over these two is the pricing (near-facts.md "Launch"). */
   amounts: bigint[];
   /** The percentage part of the fee, millionths of the trade volume. */
   totalFee: number;
   /** The fee's floor, wNEAR. */
   minFee: bigint;
+  /** The curve record's `is_deployed` (the token graduated to a DEX pool); null when the state comes from a
+   * `token_swap` event, which does not carry it. */
+  isDeployed: boolean | null;
+  /** The curve record's `is_tradable`: false means the contract takes no more trades on this curve, so it is not
+   * quoted (math.ts); null when the state comes from a `token_swap` event. */
+  isTradable: boolean | null;
 }
 
 export type LaunchPoolStateEvent = PoolStateEvent<LaunchPoolState>;

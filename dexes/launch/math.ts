@@ -4,8 +4,10 @@
 // of the trade's wNEAR volume v (f = 1%, minFee = 0.01 NEAR), always on the wNEAR side:
 // - buy (wNEAR in a):   net = a − fee(a), out = floor(T·net / (W + net));        holds T − out, W + net
 // - sell (token in a):  gross = floor(W·a / (T + a)), out = gross − fee(gross);  holds T + a, W − gross
-// A trade whose wNEAR volume does not exceed its fee is refused. Referral fees come out of the protocol fee (spec)
-// and do not change the amounts.
+// A trade whose wNEAR volume does not exceed its fee is refused, and so is every trade on a curve whose record says
+// it is not tradable (graduated): Intear's aggregator refuses those too (INTEARnear/dex-aggregator
+// src/providers/aidols.rs, `!is_tradable` -> no route). Referral fees come out of the protocol fee (spec) and do not
+// change the amounts.
 import type { LaunchPoolState } from './events.ts';
 
 export const FULL_FEE_FRACTION = 1_000_000n;
@@ -88,7 +90,8 @@ function curveOf(pool: LaunchPoolState, tokenIn: string, tokenOut: string) {
   if (!(pool.totalFee >= 0 && pool.totalFee < 1_000_000) || pool.minFee < 0n) throw new RangeError('Launch pool state: bad fee');
   const buy = tokenIn === wnear && tokenOut === token;
   if (!buy && !(tokenIn === token && tokenOut === wnear)) return null;
-  if (tokenHold <= 0n || wnearHold <= 0n) return null;
+  // null: unknown (a state from a trade event alone), quoted as the trade itself was taken.
+  if (pool.isTradable === false || tokenHold <= 0n || wnearHold <= 0n) return null;
   return { buy, tokenHold, wnearHold };
 }
 

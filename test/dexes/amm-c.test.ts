@@ -1,7 +1,10 @@
 // AmmC (Intear DEX engine `dex.intear.near`, xyk DEX `slimedragon.near/xyk`): decoding on hand-built Lake blocks
 // and the xyk quote math. No mainnet fixture touches this contract, so the blocks are built here with
-// near/lake-json.ts in the event shapes of INTEARnear/dex (see dexes/amm-c/README.md). Every expected number was
-// worked out by hand (python as the calculator); the arithmetic is in the comments.
+// near/lake-json.ts in the event shapes of dexes/amm-c/README.md. Two kinds of values: the real ones of the mainnet
+// blocks INTEARnear/trade-indexer's tests assert (src/tests.rs @ fd88302: a swap and its pool state at 183810122,
+// liquidity at 184680178-184680181 and 184680720-184680723), copied by hand into lines of the real format, and
+// hand-made pools whose every expected number was worked out by hand (python as the calculator; the arithmetic is
+// in the comments).
 import { describe, expect, it } from 'vitest';
 import { decodeAmmC } from '../../dexes/amm-c/decode.ts';
 import type { AmmCPoolState } from '../../dexes/amm-c/events.ts';
@@ -29,17 +32,15 @@ const FAILED: RawStatus = {
   Failure: { ActionError: { index: 0, kind: { FunctionCallError: { ExecutionError: 'Smart contract panicked: Slippage error' } } } },
 };
 
-function blockOf(outcomes: RawJson[]): Block {
+function blockOf(outcomes: RawJson[], { height, timestampNs } = { height: HEIGHT, timestampNs: TIMESTAMP_NS }): Block {
   return normalizeStreamerMessage({
-    block: blockView({ height: HEIGHT, hash: BLOCK_HASH, prevHash: PREV_HASH, timestampNs: TIMESTAMP_NS, author: 'node0.poolv1.near', chunkHashes: ['Chunk0'] }),
-    shards: [
-      shard({ shardId: 0, chunkHash: 'Chunk0', blockHash: BLOCK_HASH, prevBlockHash: PREV_HASH, height: HEIGHT, transactions: [], outcomes, stateChanges: [] }),
-    ],
+    block: blockView({ height, hash: BLOCK_HASH, prevHash: PREV_HASH, timestampNs, author: 'node0.poolv1.near', chunkHashes: ['Chunk0'] }),
+    shards: [shard({ shardId: 0, chunkHash: 'Chunk0', blockHash: BLOCK_HASH, prevBlockHash: PREV_HASH, height, transactions: [], outcomes, stateChanges: [] })],
   });
 }
 
 /** A receipt executed by `executor` (the engine unless told) with these logs. */
-function outcome(receiptId: string, logs: string[], options: { status?: RawStatus; executor?: string; signer?: string } = {}): RawJson {
+function outcome(receiptId: string, logs: string[], options: { status?: RawStatus; executor?: string; signer?: string; txHash?: string } = {}): RawJson {
   const signer = options.signer ?? 'alice.near';
   return receiptOutcome({
     blockHash: BLOCK_HASH,
@@ -51,7 +52,7 @@ function outcome(receiptId: string, logs: string[], options: { status?: RawStatu
     logs,
     receiptIds: [],
     status: options.status ?? OK,
-    txHash: `Tx${receiptId}`,
+    txHash: options.txHash ?? `Tx${receiptId}`,
   });
 }
 
@@ -83,8 +84,8 @@ const PLACH_FEE = [{ Account: PLACH }, 1000];
 const R1_LOGS = [
   'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"user_balance_update","data":{"account_id":"alice.near","asset_id":"near","balance":"10000"}}',
   'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"dex_event","data":{"dex_id":"slimedragon.near/xyk","event":{"standard":"xyk","version":"1.0.0","event":"pool_updated","data":{"pool_id":7,"pool":{"Public":{"assets":[{"asset_id":"near","balance":"1009990"},{"asset_id":"nep141:blackdragon.tkn.near","balance":"1980257"}],"fees":{"receivers":[["Pool",2000],[{"Account":"plach.intear.near"},1000]]},"fee_configuration":{"receivers":[["Pool",2000]]},"total_shares":"1000000000000000000"}}}},"referrer":null,"user":"alice.near"}}',
-  'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"dex_event","data":{"dex_id":"slimedragon.near/xyk","event":{"standard":"xyk","version":"1.0.0","event":"swap","data":{"pool_id":7,"request":{"message":"BwAAAA==","asset_in":"near","asset_out":"nep141:blackdragon.tkn.near","amount":{"ExactIn":"10000"},"referrer":null},"amount_in":"10000","amount_out":"19743","fees_breakdown":[["Pool","near","20"],[{"Account":"plach.intear.near"},"near","10"]]}},"referrer":null,"user":"alice.near"}}',
-  'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"swap","data":{"dex_id":"slimedragon.near/xyk","request":{"message":"BwAAAA==","asset_in":"near","asset_out":"nep141:blackdragon.tkn.near","amount":{"ExactIn":"10000"},"referrer":null},"amount_in":"10000","amount_out":"19743","trader":"alice.near","referrer":null}}',
+  'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"dex_event","data":{"dex_id":"slimedragon.near/xyk","event":{"standard":"xyk","version":"1.0.0","event":"swap","data":{"pool_id":7,"request":{"message":"BwAAAA==","asset_in":"near","asset_out":"nep141:blackdragon.tkn.near","amount":{"ExactIn":"10000"}},"amount_in":"10000","amount_out":"19743","fees_breakdown":[["Pool","near","20"],[{"Account":"plach.intear.near"},"near","10"]]}},"referrer":null,"user":"alice.near"}}',
+  'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"swap","data":{"dex_id":"slimedragon.near/xyk","request":{"message":"BwAAAA==","asset_in":"near","asset_out":"nep141:blackdragon.tkn.near","amount":{"ExactIn":"10000"}},"amount_in":"10000","amount_out":"19743","trader":"alice.near","referrer":null}}',
   'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"user_balance_update","data":{"account_id":"alice.near","asset_id":"nep141:blackdragon.tkn.near","balance":"19743"}}',
 ];
 
@@ -148,8 +149,8 @@ describe('decodeAmmC', () => {
     // hop 2 (pool 9 [near 5 000 000, USDT 10 000 000], fees Pool 100 + plach 1, the reduced protocol fee):
     //   fees floor(24 800·100/10^6) = 2, floor(24 800·1/10^6) = 0; a' = 24 798;
     //   out = floor(24 798·10 000 000 / 5 024 798) = 49 351; pool 9 after: near 5 024 800, USDT 9 950 649
-    const hop1Request = { message: POOL_7, asset_in: `nep141:${BD}`, asset_out: 'near', amount: { ExactIn: '50000' }, referrer: null };
-    const hop2Request = { message: POOL_9, asset_in: 'near', asset_out: `nep141:${USDT}`, amount: { ExactIn: '24800' }, referrer: null };
+    const hop1Request = { message: POOL_7, asset_in: `nep141:${BD}`, asset_out: 'near', amount: { ExactIn: '50000' } };
+    const hop2Request = { message: POOL_9, asset_in: 'near', asset_out: `nep141:${USDT}`, amount: { ExactIn: '24800' } };
     const pool9 = {
       Private: {
         assets: [
@@ -180,7 +181,9 @@ describe('decodeAmmC', () => {
       xyk('pool_updated', { pool_id: 9, pool: pool9 }, 'bob.near'),
       xyk('swap', { pool_id: 9, request: hop2Request, amount_in: '24800', amount_out: '49351', fees_breakdown: [['Pool', 'near', '2'], [{ Account: PLACH }, 'near', '0']] }, 'bob.near'),
       engineSwap(hop2Request, '24800', '49351', 'bob.near'),
-      'Withdrawing 49351 of nep141:usdt.tether-token.near to bob.near',
+      // What the engine's source logs besides (INTEARnear/dex src/internal_operations.rs): nothing we index.
+      event('inteardex', 'withdraw', { from: { Account: 'bob.near' }, to: 'bob.near', asset_id: `nep141:${USDT}`, amount: '49351' }),
+      'Fully authorized: true',
     ];
     const events = decodeAmmC(blockOf([outcome('R2', logs, { signer: 'bob.near' })]), MAINNET_CONTRACTS);
     expect(events).toEqual([
@@ -299,7 +302,7 @@ describe('decodeAmmC', () => {
         phantom_liquidity_near: '1000000',
       },
     });
-    const request = { message: LAST_CREATED, asset_in: 'near', asset_out: `nep141:${CAT}`, amount: { ExactIn: '100000' }, referrer: null };
+    const request = { message: LAST_CREATED, asset_in: 'near', asset_out: `nep141:${CAT}`, amount: { ExactIn: '100000' } };
     const logs = [
       xyk('pool_updated', { pool_id: 12, pool: launch('1000000', '10000000') }),
       xyk('pool_updated', { pool_id: 12, pool: launch('1099400', '9097526') }),
@@ -320,13 +323,13 @@ describe('decodeAmmC', () => {
     ]);
   });
 
-  it('without a matching inner swap: pool id from the request message, fees unknown; launch sells pay fees in NEAR', () => {
-    const request9 = { message: POOL_9, asset_in: 'near', asset_out: `nep141:${USDT}`, amount: { ExactIn: '24800' }, referrer: null };
+  it('an engine swap alone is the hop (pool id from the request message, fees unknown); a launch sell pays fees in NEAR: unknown too', () => {
+    const request9 = { message: POOL_9, asset_in: 'near', asset_out: `nep141:${USDT}`, amount: { ExactIn: '24800' } };
     // A launch-pool sell: account fees converted to the quote asset (NEAR), the Pool fee stays in CAT: no one unit.
-    const sell = { message: 'DAAAAA==', asset_in: `nep141:${CAT}`, asset_out: 'near', amount: { ExactIn: '100000' }, referrer: null };
+    const sell = { message: 'DAAAAA==', asset_in: `nep141:${CAT}`, asset_out: 'near', amount: { ExactIn: '100000' } };
     const logs = [
       engineSwap(request9, '24800', '49351', 'dave.near'),
-      xyk('swap', { pool_id: 12, request: sell, amount_in: '100000', amount_out: '10313', fees_breakdown: [[{ Account: 'creator.near' }, 'near', '51'], ['Pool', `nep141:${CAT}`, '200'], [{ Account: PLACH }, 'near', '10']] }),
+      xyk('swap', { pool_id: 12, request: sell, amount_in: '100000', amount_out: '10313', fees_breakdown: [[{ Account: 'creator.near' }, 'near', '51'], ['Pool', `nep141:${CAT}`, '200'], [{ Account: PLACH }, 'near', '10']] }, 'dave.near'),
       engineSwap(sell, '100000', '10313', 'dave.near'),
     ];
     const events = decodeAmmC(blockOf([outcome('R7', logs, { signer: 'dave.near' })]), MAINNET_CONTRACTS);
@@ -336,18 +339,180 @@ describe('decodeAmmC', () => {
     ]);
   });
 
-  it('skips what does not parse, never throws', () => {
-    const logs = [
-      'EVENT_JSON:{"standard":"inteardex",',
-      'EVENT_JSON:null',
-      event('inteardex', 'swap', null),
-      engineSwap({ message: POOL_7, asset_in: 'nep245:mt.near:1', asset_out: 'near', amount: { ExactIn: '1' } }, '1', '1', 'alice.near'),
-      engineSwap({ message: POOL_7, asset_in: 'near', asset_out: `nep141:${BD}`, amount: { ExactIn: '1' } }, '-1', '1', 'alice.near'),
-      xyk('pool_updated', { pool_id: -1, pool: {} }),
-      xyk('pool_updated', { pool_id: 3, pool: { Public: { assets: [], fees: { receivers: [] }, total_shares: null } } }),
-      xyk('pool_updated', { pool_id: 3, pool: { Stable: {} } }),
+  it('an inner swap is the trade: its twin engine line adds nothing, and gives the trader when the wrapper has no user', () => {
+    // R1 without the engine line: the same events. With a dex_event of an older engine (no user): the engine's trader.
+    const [poolUpdated, innerSwap, engineLine] = R1_LOGS.slice(1, 4) as [string, string, string];
+    const expected = decodeAmmC(blockOf([outcome('R1', R1_LOGS)]), MAINNET_CONTRACTS);
+    expect(decodeAmmC(blockOf([outcome('R1', [poolUpdated, innerSwap])]), MAINNET_CONTRACTS)).toEqual(expected);
+    const noUser = innerSwap.replace(',"referrer":null,"user":"alice.near"}}', '}}');
+    expect(decodeAmmC(blockOf([outcome('R1', [poolUpdated, noUser])]), MAINNET_CONTRACTS).map((e) => e.kind === 'swap' && e.trader)).toEqual([false, null]);
+    expect(decodeAmmC(blockOf([outcome('R1', [poolUpdated, noUser, engineLine])]), MAINNET_CONTRACTS)).toEqual(expected);
+    // Two identical hops in one receipt are two trades: each engine line pairs with one inner swap.
+    const twice = decodeAmmC(blockOf([outcome('R1', [innerSwap, engineLine, innerSwap, engineLine])]), MAINNET_CONTRACTS);
+    expect(twice.map((e) => [e.kind, e.index])).toEqual([
+      ['swap', 0],
+      ['swap', 1],
+    ]);
+  });
+
+  it('what the engine logs and we cannot read is an undecoded event; known lines and other DEXes are skipped; never throws', () => {
+    const request = { message: POOL_7, asset_in: 'near', asset_out: `nep141:${BD}`, amount: { ExactIn: '10' } };
+    const known = [
+      'Fully authorized: false',
+      'After withdraw: Ok(())',
+      'Refunding to bob.near because withdrawal to bob.near failed: Failed',
+      '[someone.near/otc] a plain line of another DEX',
+      event('inteardex', 'user_deposit', { account_id: 'alice.near', asset_id: 'near', amount: '10' }),
+      event('inteardex', 'dex_balance_update', { dex_id: XYK, asset_id: 'near', balance: '10' }),
+      xyk('order_filled', { id: 1 }, 'alice.near', 'someone.near/otc'),
+      // a pool and a hop of an asset kind we have no token id for (Intear's indexer skips them too)
+      xyk('pool_updated', { pool_id: 5, pool: { Private: { assets: [{ asset_id: 'nep245:intents.near:nep141:btc.omft.near', balance: '1' }, { asset_id: 'near', balance: '2' }], fees: { receivers: [] }, owner_id: 'a.near', locked: false } } }),
+      engineSwap({ ...request, asset_in: 'nep245:intents.near:nep141:btc.omft.near' }, '10', '1', 'alice.near'),
     ];
-    expect(decodeAmmC(blockOf([outcome('R8', logs)]), MAINNET_CONTRACTS)).toEqual([]);
+    expect(decodeAmmC(blockOf([outcome('R8', known)]), MAINNET_CONTRACTS)).toEqual([]);
+
+    const unknown: Array<[string, string, string | null]> = [
+      ['Withdrawing 1 near to alice.near', 'not a known log line of the engine', null],
+      ['[slimedragon.near/xyk] hello', 'a plain-text log of the xyk DEX', null],
+      ['EVENT_JSON:{"standard":"inteardex",', 'not a NEP-297 event', null],
+      [event('nep141', 'ft_transfer', []), 'unknown event standard nep141', null],
+      [event('inteardex', 'pool_created', { dex_id: XYK }), 'unknown inteardex event pool_created', null],
+      [event('inteardex', 'swap', null), 'swap data is not an object', null],
+      [event('inteardex', 'dex_event', { event: {} }), 'dex_event without a dex_id', null],
+      [xyk('fees_withdrawn', { pool_id: 7 }), 'unknown xyk event fees_withdrawn', null],
+      [event('inteardex', 'dex_event', { dex_id: XYK, event: { standard: 'nep141', event: 'ft_mint', data: [] }, user: null }), 'unknown xyk DEX event standard nep141', null],
+      [xyk('pool_updated', { pool_id: -1, pool: {} }), 'pool_id is not a pool id', null],
+      // early xyk builds' flat pool_updated (S): the pool's state is unknown from here on
+      [xyk('pool_updated', { pool_id: 3, assets: [], fees: { receivers: [] }, total_shares: null }), 'pool_updated: pool is not an object', '3'],
+      [xyk('pool_updated', { pool_id: 4, pool: { Stable: {} } }), 'pool_updated: unknown pool variant Stable', '4'],
+      [xyk('swap', { pool_id: 7, request, amount_in: '-1', amount_out: '1' }), 'amount_in is not a u128', null],
+      [engineSwap({ ...request, asset_out: 'nep141:' }, '10', '1', 'alice.near'), 'nep141: is not an asset id', null],
+      [xyk('liquidity_added', { pool_id: 9, asset_0: 'near', asset_1: `nep141:${USDT}`, added_amount_0: '1', added_amount_1: '1', minted_shares: '1' }), 'new_owned_asset_0 is not a u128', null],
+    ];
+    const events = decodeAmmC(blockOf([outcome('R8', unknown.map(([line]) => line))]), MAINNET_CONTRACTS);
+    expect(events).toEqual(
+      unknown.map(([raw, reason, poolId], index) => ({ ...base('R8', index), kind: 'undecoded', ...AMM_C, input: 'log', poolId, reason, raw })),
+    );
+  });
+
+  it('a swap we cannot read loses no trade when its engine twin follows; unreadable fees are reported beside the hop', () => {
+    const request = { message: POOL_7, asset_in: 'near', asset_out: `nep141:${BD}`, amount: { ExactIn: '10000' } };
+    const badSwap = xyk('swap', { pool_id: 7, request: 'near->bd', amount_in: '10000', amount_out: '19743' });
+    const badFees = xyk('swap', { pool_id: 7, request, amount_in: '10000', amount_out: '19743', fees_breakdown: [['Pool', 'near', '20'], ['Nobody', 'near', '1']] });
+    const hop = { kind: 'swap', ...AMM_C, poolId: 7, trader: 'alice.near', tokenIn: 'near', tokenOut: BD, amountIn: 10_000n, amountOut: 19_743n, totalFee: null, adminFee: null };
+    expect(decodeAmmC(blockOf([outcome('R9', [badSwap, engineSwap(request, '10000', '19743', 'alice.near')])]), MAINNET_CONTRACTS)).toEqual([
+      { ...base('R9', 0), kind: 'undecoded', ...AMM_C, input: 'log', poolId: null, reason: 'swap request is not an object', raw: badSwap },
+      { ...base('R9', 1), ...hop },
+    ]);
+    expect(decodeAmmC(blockOf([outcome('R9', [badFees])]), MAINNET_CONTRACTS)).toEqual([
+      { ...base('R9', 0), ...hop },
+      { ...base('R9', 1), kind: 'undecoded', ...AMM_C, input: 'log', poolId: null, reason: 'swap fees_breakdown: an item is not [receiver, asset, amount]', raw: badFees },
+    ]);
+  });
+
+  it("a pool's unreadable state names it only when it is the block's last state of that pool", () => {
+    const bad = xyk('pool_updated', { pool_id: 7, pool: { Public: { assets: [] } } });
+    const good = R1_LOGS[1]!;
+    const undecodedAt = (index: number, poolId: string | null) => ({ ...base('R1', index), kind: 'undecoded', ...AMM_C, input: 'log', poolId, reason: 'pool_updated: assets is not a pair', raw: bad });
+    // bad last: the state is unknown after the block (stale); the readable state before it is superseded.
+    expect(decodeAmmC(blockOf([outcome('R1', [good, bad])]), MAINNET_CONTRACTS)).toEqual([undecodedAt(0, '7')]);
+    // good last: the pool's state is known; the unreadable line is still reported.
+    expect(decodeAmmC(blockOf([outcome('R1', [bad, good])]), MAINNET_CONTRACTS)).toEqual([
+      undecodedAt(0, null),
+      { ...base('R1', 1), kind: 'pool_state', ...AMM_C, poolId: 7, state: POOL_7_AFTER_R1, source: 'event' },
+    ]);
+  });
+});
+
+// ---- Real mainnet values (T): INTEARnear/trade-indexer @ fd88302 src/tests.rs ----
+// `detects_intear_plach_trades` / `detects_intear_plach_pool_state_changes`, block 183810122, tx
+// FL9mYxVV2Uuo4feSVUN5K1yZu8Y7Rj5j8drsEGFaNZWZ, receipt Ax1HV2jKExzV6uLq8spNpJanCnCcSpxLaRxDpZAKpKr4, timestamp
+// 1770042352791768939 ns: trader slimedragon.near (the wrapper's `user`: the indexer takes it as the trader), pool 0,
+// 30000000000000000 jambo-1679.meme-cooking.near in, 80128205128205128205 NEAR (yocto) out, and the one pool state
+// of the range: Private, assets (nep141:jambo-1679.meme-cooking.near 1950000000000000000, near
+// 5128205128205128205130), fees.receivers [], owner slimedragon.near. The lines carry those values in the fields the
+// indexer's parser reads (src/intear_plach_trade_detection.rs, src/intear_dex_types.rs: `dex_event {dex_id, event,
+// referrer, user}`, inner swap `{pool_id, request {message, asset_in, asset_out, amount}, amount_in, amount_out}`);
+// the rest is the xyk source's shape (S): `message` (borsh u32 0), `amount` ExactIn, `fees_breakdown` (empty: the
+// pool has no fee receiver), `fee_configuration`, `locked`, the version strings.
+const JAMBO = 'jambo-1679.meme-cooking.near';
+const REAL = { height: 183_810_122, timestampNs: 1_770_042_352_791_768_939n };
+const REAL_RECEIPT = 'Ax1HV2jKExzV6uLq8spNpJanCnCcSpxLaRxDpZAKpKr4';
+const REAL_TX = 'FL9mYxVV2Uuo4feSVUN5K1yZu8Y7Rj5j8drsEGFaNZWZ';
+const REAL_LOGS = [
+  'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"dex_event","data":{"dex_id":"slimedragon.near/xyk","event":{"standard":"xyk","version":"1.0.0","event":"pool_updated","data":{"pool_id":0,"pool":{"Private":{"assets":[{"asset_id":"nep141:jambo-1679.meme-cooking.near","balance":"1950000000000000000"},{"asset_id":"near","balance":"5128205128205128205130"}],"fees":{"receivers":[]},"fee_configuration":{"receivers":[]},"owner_id":"slimedragon.near","locked":false}}}},"referrer":null,"user":"slimedragon.near"}}',
+  'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"dex_event","data":{"dex_id":"slimedragon.near/xyk","event":{"standard":"xyk","version":"1.0.0","event":"swap","data":{"pool_id":0,"request":{"message":"AAAAAA==","asset_in":"nep141:jambo-1679.meme-cooking.near","asset_out":"near","amount":{"ExactIn":"30000000000000000"}},"amount_in":"30000000000000000","amount_out":"80128205128205128205","fees_breakdown":[]}},"referrer":null,"user":"slimedragon.near"}}',
+];
+/** The engine's own line for the hop, as its source writes it (S): whether the deployed engine logs it is unknown. */
+const REAL_ENGINE_LINE =
+  'EVENT_JSON:{"standard":"inteardex","version":"1.0.0","event":"swap","data":{"dex_id":"slimedragon.near/xyk","request":{"message":"AAAAAA==","asset_in":"nep141:jambo-1679.meme-cooking.near","asset_out":"near","amount":{"ExactIn":"30000000000000000"}},"amount_in":"30000000000000000","amount_out":"80128205128205128205","trader":"slimedragon.near","referrer":null}}';
+const REAL_POOL_0: AmmCPoolState = {
+  kind: 'xyk',
+  poolType: 'private',
+  tokens: [JAMBO, 'near'],
+  amounts: [1_950_000_000_000_000_000n, 5_128_205_128_205_128_205_130n],
+  totalFee: 0,
+  feeReceivers: [],
+  phantomLiquidity: null,
+  totalShares: null,
+};
+
+describe('AmmC on the real values of mainnet blocks (T)', () => {
+  const realBase = (index: number) => ({ blockHeight: REAL.height, timestampMs: 1_770_042_352_791, receiptId: REAL_RECEIPT, txHash: REAL_TX, index });
+
+  it('block 183810122: one trade and the pool state, with or without the engine line', () => {
+    const expected = [
+      { ...realBase(0), kind: 'pool_state', ...AMM_C, poolId: 0, state: REAL_POOL_0, source: 'event' },
+      {
+        ...realBase(1),
+        kind: 'swap',
+        ...AMM_C,
+        poolId: 0,
+        trader: 'slimedragon.near',
+        tokenIn: JAMBO,
+        tokenOut: 'near',
+        amountIn: 30_000_000_000_000_000n,
+        amountOut: 80_128_205_128_205_128_205n,
+        totalFee: 0n,
+        adminFee: 0n,
+      },
+    ];
+    const decode = (logs: string[]) => decodeAmmC(blockOf([outcome(REAL_RECEIPT, logs, { signer: 'slimedragon.near', txHash: REAL_TX })], REAL), MAINNET_CONTRACTS);
+    expect(decode(REAL_LOGS)).toEqual(expected);
+    expect(decode([...REAL_LOGS, REAL_ENGINE_LINE])).toEqual(expected);
+  });
+
+  it('the xyk math reproduces that swap to the unit from the state before it', () => {
+    // No fee receiver: the reserves before are the ones after, less the input and plus the output:
+    // jambo 1 950 000 000 000 000 000 − 30 000 000 000 000 000 = 1 920 000 000 000 000 000,
+    // near 5 128 205 128 205 128 205 130 + 80 128 205 128 205 128 205 = 5 208 333 333 333 333 333 335.
+    // out = floor(3·10^16 · 5 208 333 333 333 333 333 335 / 1.95·10^18) = floor(5 208 333 333 333 333 333 335 / 65)
+    //     = 80 128 205 128 205 128 205 (65 · that = 5 208 333 333 333 333 333 325, remainder 10).
+    const before = { ...REAL_POOL_0, amounts: [1_920_000_000_000_000_000n, 5_208_333_333_333_333_333_335n] };
+    expect(ammCQuoteExactIn(before, JAMBO, 'near', 30_000_000_000_000_000n)).toEqual({
+      amountIn: 30_000_000_000_000_000n,
+      amountOut: 80_128_205_128_205_128_205n,
+      feeAmounts: [],
+      amountsAfter: REAL_POOL_0.amounts,
+    });
+  });
+
+  // `detects_intear_plach_liquidity_add` (blocks 184680178-184680181) and `..._remove` (184680720-184680723): one
+  // event each, provider slimedragon.near, pool 2, near and wrap.near 500000000000000000000 each added, then
+  // 5000500000000000000000000 each removed. The test compares a map, so the assets' order is not known; nor are
+  // the other nine fields' values: the shares and totals below are placeholders in the 12-field shape that parser
+  // requires (src/intear_plach_trade_detection.rs `PlachLiquidityAddedEvent` / `...RemovedEvent`).
+  it('blocks 184680178-184680723: liquidity added to and removed from pool 2 by slimedragon.near', () => {
+    const totals = { new_owned_asset_0: '1', new_owned_asset_1: '1', new_owned_shares: '1', new_total_asset_0: '1', new_total_asset_1: '1', new_total_shares: '1' };
+    const assets = { pool_id: 2, asset_0: 'near', asset_1: 'nep141:wrap.near' };
+    const added = xyk('liquidity_added', { ...assets, added_amount_0: '500000000000000000000', added_amount_1: '500000000000000000000', minted_shares: '7', ...totals }, 'slimedragon.near');
+    const removed = xyk('liquidity_removed', { ...assets, removed_amount_0: '5000500000000000000000000', removed_amount_1: '5000500000000000000000000', burned_shares: '0', ...totals }, 'slimedragon.near');
+    const events = decodeAmmC(blockOf([outcome('L1', [added]), outcome('L2', [removed])]), MAINNET_CONTRACTS);
+    const change = { kind: 'liquidity', ...AMM_C, poolId: 2, provider: 'slimedragon.near', tokens: ['near', 'wrap.near'] };
+    expect(events).toEqual([
+      { ...base('L1', 0), ...change, action: 'add', amounts: [500n * 10n ** 18n, 500n * 10n ** 18n], shares: 7n },
+      { ...base('L2', 0), ...change, action: 'remove', amounts: [5_000_500n * 10n ** 18n, 5_000_500n * 10n ** 18n], shares: null },
+    ]);
   });
 });
 

@@ -1,15 +1,17 @@
 // Launch (Aidols bonding curve `aidols.near`): decoding on hand-built Lake blocks and the curve math. No mainnet
-// fixture holds an aidols trade, so the blocks are built here with near/lake-json.ts in the `token_swap` shape of
-// dexes/launch/README.md. The curve numbers start from a real state: tganza.aidols.near right after its launch,
-// token_hold 10^33 and wnear_hold 5·10^26 (INTEARnear/trade-indexer's test at block 137406981). Every expected
-// number was worked out by hand (python as the calculator); the arithmetic is in the comments.
+// fixture holds an aidols receipt, so the blocks are built here with near/lake-json.ts in the `token_swap` shape and
+// the curve record layout of dexes/launch/README.md. The curve numbers start from a real state: tganza.aidols.near
+// right after its launch, token_hold 10^33 and wnear_hold 5·10^26, not deployed, tradable (INTEARnear/trade-indexer
+// @ fd88302 src/tests.rs `detects_aidols_state_changes`, the storage write of receipt
+// ErBeAEQyuWyab7ggYrzEZnPBo1sJA4GnJ6PhiCrMnn9y at block 137406981), whose key and value bytes are written out here by
+// hand. Every expected number was worked out by hand (python as the calculator); the arithmetic is in the comments.
 import { describe, expect, it } from 'vitest';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { decodeLaunch } from '../../dexes/launch/decode.ts';
 import type { LaunchPoolState } from '../../dexes/launch/events.ts';
 import { launchQuoteExactIn, launchQuoteExactOut } from '../../dexes/launch/math.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
-import { blockView, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
+import { blockView, dataChange, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
 
 const AIDOLS = 'aidols.near';
 const WNEAR = 'wrap.near';
@@ -29,14 +31,22 @@ const FAILED: RawStatus = {
   Failure: { ActionError: { index: 0, kind: { FunctionCallError: { ExecutionError: 'Smart contract panicked: Slippage' } } } },
 };
 
-function blockOf(outcomes: RawJson[]): Block {
+function blockOf(outcomes: RawJson[], stateChanges: RawJson[] = []): Block {
   return normalizeStreamerMessage({
     block: blockView({ height: HEIGHT, hash: BLOCK_HASH, prevHash: PREV_HASH, timestampNs: TIMESTAMP_NS, author: 'node1.poolv1.near', chunkHashes: ['Chunk0'] }),
-    shards: [
-      shard({ shardId: 0, chunkHash: 'Chunk0', blockHash: BLOCK_HASH, prevBlockHash: PREV_HASH, height: HEIGHT, transactions: [], outcomes, stateChanges: [] }),
-    ],
+    shards: [shard({ shardId: 0, chunkHash: 'Chunk0', blockHash: BLOCK_HASH, prevBlockHash: PREV_HASH, height: HEIGHT, transactions: [], outcomes, stateChanges })],
   });
 }
+
+const hex = (text: string) => Buffer.from(text.replaceAll(' ', ''), 'hex');
+/** A storage write (or, value null, deletion) of aidols.near by receipt `receiptId`. */
+const write = (key: Uint8Array, value: Uint8Array | null, receiptId: string) => dataChange(AIDOLS, key, value, receiptId);
+
+// The curve record of tganza (dexes/launch/README.md): key 0x00 ‖ u32le(18) ‖ "tganza.aidols.near";
+// value u128le(10^33 = 0x314dc6448d9338c15b0a00000000) ‖ u128le(5·10^26 = 0x19d971e4fe8401e74000000) ‖
+// is_deployed 00 ‖ is_tradable 01.
+const TGANZA_KEY = hex('00 12000000 7467616e7a612e6169646f6c732e6e656172');
+const TGANZA_LAUNCHED = hex('000000000a5bc138938d44c64d310000 000000741e40e84f1e979d0100000000 00 01');
 
 /** The `ft_on_transfer` receipt the contract executes for a trade (wrap.near -> aidols.near for a buy). */
 function outcome(receiptId: string, logs: string[], options: { status?: RawStatus; executor?: string } = {}): RawJson {
@@ -66,6 +76,8 @@ const TGANZA_START: LaunchPoolState = {
   amounts: [10n ** 33n, 5n * 10n ** 26n],
   totalFee: 10_000,
   minFee: 10n ** 22n,
+  isDeployed: false,
+  isTradable: true,
 };
 
 // ---- alice buys tganza for 10 NEAR (wNEAR), written out literally ----
@@ -75,9 +87,12 @@ const TGANZA_START: LaunchPoolState = {
 const BUY_LOG =
   'EVENT_JSON:{"standard":"aidols","version":"1.0.0","event":"token_swap","data":[{"user_id":"alice.near","input_token":"wrap.near","input_amount":"10000000000000000000000000","output_token":"tganza.aidols.near","output_amount":"19415571680721710139242988821337","referral_id":"dex-aggregator.intear.near","token_hold":"980584428319278289860757011178663","wnear_hold":"509900000000000000000000000","wnear_commission":"100000000000000000000000"}]}';
 const BUY_OUT = 19_415_571_680_721_710_139_242_988_821_337n;
+/** The state the buy's event gives: its holds; the flags are not in the event. */
 const TGANZA_AFTER_BUY: LaunchPoolState = {
   ...TGANZA_START,
   amounts: [980_584_428_319_278_289_860_757_011_178_663n, 509_900_000_000_000_000_000_000_000n],
+  isDeployed: null,
+  isTradable: null,
 };
 
 // ---- bob sells 10^31 score (same starting curve) ----
@@ -97,8 +112,8 @@ const SELL_ITEM = {
 };
 
 describe('decodeLaunch', () => {
-  it('a buy: the swap, then the curve state from the event holds', () => {
-    const events = decodeLaunch(blockOf([outcome('B1', ['Transfer 1 from a to b', BUY_LOG])]), MAINNET_CONTRACTS);
+  it('a buy in a block without the curve record: the swap, then the curve state from the event holds', () => {
+    const events = decodeLaunch(blockOf([outcome('B1', [BUY_LOG])]), MAINNET_CONTRACTS);
     expect(events).toEqual([
       {
         ...base('B1', 0),
@@ -156,21 +171,97 @@ describe('decodeLaunch', () => {
     expect(decodeLaunch(blockOf([outcome('B1', [BUY_LOG], { executor: 'gra-fun.near' })]), MAINNET_CONTRACTS)).toEqual([]);
   });
 
-  it('an event with one bad item is skipped whole; malformed logs never throw', () => {
-    const noWnear = { ...SELL_ITEM, output_token: 'usdt.tether-token.near' };
-    const logs = [
-      tokenSwap([SELL_ITEM, noWnear]),
-      tokenSwap([{ ...SELL_ITEM, input_amount: '1.5' }]),
-      tokenSwap([{ ...SELL_ITEM, input_token: WNEAR }]),
-      'EVENT_JSON:{"event":"token_swap","data":{}}',
-      'EVENT_JSON:{"event":"token_swap",',
-      'EVENT_JSON:null',
+  it('the curve record: the real state right after a launch (block 137406981), from storage', () => {
+    const events = decodeLaunch(blockOf([], [write(TGANZA_KEY, TGANZA_LAUNCHED, 'ErBeAEQyuWyab7ggYrzEZnPBo1sJA4GnJ6PhiCrMnn9y')]), MAINNET_CONTRACTS);
+    expect(events).toEqual([
+      {
+        blockHeight: HEIGHT,
+        timestampMs: TIMESTAMP_MS,
+        receiptId: 'ErBeAEQyuWyab7ggYrzEZnPBo1sJA4GnJ6PhiCrMnn9y',
+        txHash: null,
+        index: 0,
+        kind: 'pool_state',
+        ...LAUNCH,
+        poolId: TGANZA,
+        state: TGANZA_START,
+        source: 'storage',
+      },
+    ]);
+  });
+
+  it('storage is the truth: with the record written in the block, its state replaces the event holds', () => {
+    // The buy's receipt writes the record: holds as the event says, and (made up here) the curve graduated.
+    // 980 584 428 319 278 289 860 757 011 178 663 = 0x3058b72c13bce55da8723bf224a7 -> le a724f23b72a85de5bc132cb758300000;
+    // 509 900 000 000 000 000 000 000 000 = 0x1a5c7866334601bc7800000 -> le 000080c71b60346386c7a50100000000.
+    const graduated = hex('a724f23b72a85de5bc132cb758300000 000080c71b60346386c7a50100000000 01 00');
+    const events = decodeLaunch(blockOf([outcome('B1', [BUY_LOG])], [write(TGANZA_KEY, graduated, 'B1')]), MAINNET_CONTRACTS);
+    expect(events.map((e) => [e.receiptId, e.index, e.kind])).toEqual([
+      ['B1', 0, 'swap'],
+      ['B1', 1, 'pool_state'],
+    ]);
+    expect(events[1]).toMatchObject({ poolId: TGANZA, source: 'storage', state: { ...TGANZA_AFTER_BUY, isDeployed: true, isTradable: false } });
+  });
+
+  it('the last write of a record counts; other keys of the contract are not curve records', () => {
+    // token_hold 99, wnear_hold 0: superseded by the second write.
+    const ninetyNine = hex('63000000000000000000000000000000 00000000000000000000000000000000 00 01');
+    const other = [
+      write(Buffer.from('STATE'), hex('01'), 'B1'),
+      write(hex('01 12000000 7467616e7a612e6169646f6c732e6e656172'), hex('00'), 'B1'), // another prefix
+      write(hex('00 13000000 7467616e7a612e6169646f6c732e6e656172'), hex('00'), 'B1'), // length 19 for 18 bytes
     ];
-    expect(decodeLaunch(blockOf([outcome('B3', logs)]), MAINNET_CONTRACTS)).toEqual([]);
+    const events = decodeLaunch(blockOf([], [write(TGANZA_KEY, ninetyNine, 'B1'), ...other, write(TGANZA_KEY, TGANZA_LAUNCHED, 'B2')]), MAINNET_CONTRACTS);
+    expect(events.map((e) => [e.receiptId, e.kind, e.kind === 'pool_state' && e.state.amounts])).toEqual([['B2', 'pool_state', TGANZA_START.amounts]]);
+  });
+
+  it('a record that does not decode exactly, or is deleted, is an undecoded write naming the curve', () => {
+    const cases: Array<[Uint8Array | null, string]> = [
+      [Buffer.concat([TGANZA_LAUNCHED, hex('00')]), 'curve record: 1 leftover byte(s) after offset 34 of 35'],
+      [TGANZA_LAUNCHED.subarray(0, 32), 'u8: needs 1 byte(s) at offset 32, only 0 left'],
+      [Buffer.concat([TGANZA_LAUNCHED.subarray(0, 33), hex('02')]), 'bool: invalid byte 2 at offset 33'],
+      [null, 'curve record deleted'],
+    ];
+    for (const [value, reason] of cases) {
+      const events = decodeLaunch(blockOf([], [write(TGANZA_KEY, value, 'B1')]), MAINNET_CONTRACTS);
+      const raw = `${TGANZA_KEY.toString('base64')}=${value === null ? '' : Buffer.from(value).toString('base64')}`;
+      expect(events).toEqual([{ ...base('B1', 0), txHash: null, kind: 'undecoded', ...LAUNCH, input: 'state', poolId: TGANZA, reason, raw }]);
+    }
+  });
+
+  it('any other line of a successful receipt is an undecoded log line; a token_swap is read whole or not at all', () => {
+    const noWnear = { ...SELL_ITEM, output_token: 'usdt.tether-token.near' };
+    const lines: Array<[string, string]> = [
+      [tokenSwap([SELL_ITEM, noWnear]), 'token_swap item 1: not a trade of wrap.near against one token: score.aidols.near -> usdt.tether-token.near'],
+      [tokenSwap([{ ...SELL_ITEM, input_amount: '1.5' }]), 'token_swap item 0: input_amount is not a u128'],
+      [tokenSwap([{ ...SELL_ITEM, input_token: WNEAR }]), 'token_swap item 0: not a trade of wrap.near against one token: wrap.near -> wrap.near'],
+      [tokenSwap([{ ...SELL_ITEM, user_id: 'Bob' }]), 'token_swap item 0: user_id is not an account id'],
+      [tokenSwap([{ ...SELL_ITEM, referral_id: 7 }]), 'token_swap item 0: referral_id is not an account id or null'],
+      [tokenSwap(['x']), 'token_swap item 0: not an object'],
+      ['EVENT_JSON:{"standard":"aidols","event":"token_swap","data":{}}', 'token_swap data is not a list'],
+      ['EVENT_JSON:{"event":"token_swap",', 'not a NEP-297 event'],
+      ['Transfer 1 from a to b', 'not a NEP-297 event'],
+      [`EVENT_JSON:${JSON.stringify({ standard: 'aidols', version: '1.0.0', event: 'token_deploy', data: [{ token_id: TGANZA }] })}`, 'unknown event token_deploy (standard aidols)'],
+    ];
+    const events = decodeLaunch(blockOf([outcome('B3', lines.map(([line]) => line))]), MAINNET_CONTRACTS);
+    expect(events).toEqual(lines.map(([raw, reason], i) => ({ ...base('B3', i), kind: 'undecoded', ...LAUNCH, input: 'log', poolId: null, reason, raw })));
+  });
+
+  it('the event is matched by name and fields, whatever its standard', () => {
+    const other = BUY_LOG.replace('"standard":"aidols","version":"1.0.0"', '"standard":"nep141","version":"9"');
+    expect(decodeLaunch(blockOf([outcome('B1', [other])]), MAINNET_CONTRACTS)).toEqual(decodeLaunch(blockOf([outcome('B1', [BUY_LOG])]), MAINNET_CONTRACTS));
   });
 });
 
 describe('Launch curve math', () => {
+  it('a curve whose record says it is not tradable is not quoted; one whose flags are unknown (event holds) is', () => {
+    const graduated = { ...TGANZA_START, isDeployed: true, isTradable: false };
+    expect(launchQuoteExactIn(graduated, WNEAR, TGANZA, 10n * E24)).toBeNull();
+    expect(launchQuoteExactIn(graduated, TGANZA, WNEAR, 10n ** 31n)).toBeNull();
+    expect(launchQuoteExactOut(graduated, WNEAR, TGANZA, BUY_OUT)).toBeNull();
+    expect(launchQuoteExactOut(graduated, TGANZA, WNEAR, E24)).toBeNull();
+    expect(launchQuoteExactIn({ ...TGANZA_START, isDeployed: null, isTradable: null }, WNEAR, TGANZA, 10n * E24)?.amountOut).toBe(BUY_OUT);
+  });
+
   it('exact in, buys: 1% fee above 1 NEAR, the 0.01 NEAR floor below, refused when the fee takes it all', () => {
     expect(launchQuoteExactIn(TGANZA_START, WNEAR, TGANZA, 10n * E24)).toEqual({
       amountIn: 10n * E24,

@@ -7,11 +7,13 @@
 // `"OutputOfLastIn"`), `Withdraw` (`Full {at_least}`: the whole inner balance, refused below `at_least`) and the
 // xyk DEX's `DexCall`s `create_pool`, `add_liquidity`, `remove_liquidity` (borsh args).
 //
-// The engine runs the DEX inside its own receipt and re-emits each DEX event as `dex_event`. Per swap hop the
-// receipt logs the xyk `pool_updated` (the full pool view), the xyk `swap` (with `fees_breakdown`), then the
-// engine's `swap` (the lines dexes/amm-c/README.md lists); every pool change logs `pool_updated`. Amounts are
-// dexes/amm-c/math.ts. A refused operation (min output not met, the launch pool's phantom floor) panics the
-// whole receipt: its logs stay in the block, nothing else does, and `ft_resolve_transfer` refunds the tokens.
+// The engine runs the DEX inside its own receipt and re-emits each DEX event as `dex_event {dex_id, event, referrer,
+// user}`. Per swap hop the receipt logs the xyk `pool_updated` (the full pool view), the xyk `swap` (the real line's
+// fields, T, plus `fees_breakdown`), then the engine's own `swap` (S: its source logs it; not seen on chain), the
+// lines dexes/amm-c/README.md lists; every pool change logs `pool_updated`. Each run of operations starts with the
+// engine's plain-text `Fully authorized: true` (its source's known line). Amounts are dexes/amm-c/math.ts. A
+// refused operation (min output not met, the launch pool's phantom floor) panics the whole receipt: its logs stay
+// in the block, nothing else does, and `ft_resolve_transfer` refunds the tokens.
 //
 // Simplifications: an account registers every asset of the pools at once (`storage_deposit {}` +
 // `register_assets`); no referral fee is charged (no referrer registered settings, so the contract adds none);
@@ -318,7 +320,8 @@ export class AmmCDevnet implements DevnetDex {
         this.debit(run, assetIn, quote.amountIn);
         const feesBreakdown = feesBreakdownOf(hop, quote);
         this.setAmounts(run.r, pool, [...quote.amountsAfter]);
-        const request = { message, asset_in: assetIn, asset_out: assetOut, amount: requestAmount, referrer: run.referrer };
+        // SwapRequest {message, asset_in, asset_out, amount}: the four fields of the real line (dexes/amm-c/README.md).
+        const request = { message, asset_in: assetIn, asset_out: assetOut, amount: requestAmount };
         const amounts = { amount_in: String(quote.amountIn), amount_out: String(quote.amountOut) };
         this.poolUpdated(run, pool);
         this.dexEvent(run, 'swap', { pool_id: pool.id, request, ...amounts, fees_breakdown: feesBreakdown });
@@ -452,15 +455,14 @@ export class AmmCDevnet implements DevnetDex {
   private executeOperations(world: World, account: string, operations: EngineOperation[]): void {
     const args = { operations: operations.map((o) => o.json) };
     world.chain.transact(account, world.contracts.AmmC, [{ method: 'execute_operations', args, deposit: ONE_YOCTO, gas: ENGINE_GAS }], (r) => {
-      const run: Run = { world, r, user: account, referrer: null, lastOutput: null };
-      for (const operation of operations) operation.run(run);
+      runOperations({ world, r, user: account, referrer: null, lastOutput: null }, operations);
     });
   }
 
   private runDeposit(run: Run, assetId: string, amount: bigint, operations: EngineOperation[]): void {
     this.credit(run, assetId, amount);
     run.r.event('inteardex', '1.0.0', 'user_deposit', { account_id: run.user, asset_id: assetId, amount: String(amount) });
-    for (const operation of operations) operation.run(run);
+    runOperations(run, operations);
   }
 
   // ---- state, with undo should the receipt fail ----
@@ -514,6 +516,12 @@ export class AmmCDevnet implements DevnetDex {
   private poolUpdated(run: Run, pool: AmmCPool): void {
     this.dexEvent(run, 'pool_updated', { pool_id: pool.id, pool: poolView(pool) });
   }
+}
+
+/** The engine's `internal_execute_operations`: it logs whether the caller signed for them (a plain-text line), then runs them. */
+function runOperations(run: Run, operations: EngineOperation[]): void {
+  run.r.log('Fully authorized: true');
+  for (const operation of operations) operation.run(run);
 }
 
 /** The xyk DEX's `PoolView` (externally tagged) of a pool. */

@@ -1,16 +1,25 @@
 // Launch (Aidols, `aidols.near` = DexContracts.Launch) on the devnet: bonding curves of `*.aidols.near` tokens
-// against wNEAR (DexContracts.Wrap). A launch deploys the token (NEP-148 metadata, its whole supply minted to
-// aidols.near, all of it on the curve) and starts the curve at 10^33 tokens against 500 virtual wNEAR (the real
-// state right after a launch that dexes/launch/README.md cites). Trades are `ft_transfer_call`s to aidols.near
+// against wNEAR (DexContracts.Wrap). A launch is a `create_token` call to aidols.near (the devnet's name: the real
+// method is not known) that writes the curve record, and the token's deployment (NEP-148 metadata, its whole supply
+// minted to aidols.near, all of it on the curve). The curve starts at 10^33 tokens against 500 virtual wNEAR (the
+// real state right after a launch that dexes/launch/README.md cites). Trades are `ft_transfer_call`s to aidols.near
 // (50 TGas) with msg `{"token": <aidol token, null when selling>, "min_swap_amount": "Y", "referral": R}`: a buy
 // sends wNEAR, a sell the aidol token. `ft_on_transfer` prices the trade with dexes/launch/math.ts, logs
-// `token_swap` with the curve's holds after the trade, sends the output, and sends the referrer 1% of the fee in
-// wNEAR (spec, referral facts: the fee is max(0.01 NEAR, 1% of the volume); a referrer without a wrap.near
-// storage deposit loses its share: that ft_transfer fails). The rest of the fee stays with aidols.near. A trade
-// below `min_swap_amount` panics, and `ft_resolve_transfer` refunds it.
-// Simplifications: exact in only; no graduation; the event's standard is written `aidols` 1.0.0 (unknown (?)).
+// `token_swap` with the curve's holds after the trade, writes the curve record, sends the output, and sends the
+// referrer 1% of the fee in wNEAR (spec, referral facts: the fee is max(0.01 NEAR, 1% of the volume); a referrer
+// without a wrap.near storage deposit loses its share: that ft_transfer fails). The rest of the fee stays with
+// aidols.near. A trade below `min_swap_amount` panics, and `ft_resolve_transfer` refunds it.
+//
+// The curve record is the real layout (dexes/launch/README.md, T): key `0x00 ‖ borsh(String token_id)`, value borsh
+// `{token_hold: u128, wnear_hold: u128, is_deployed: bool, is_tradable: bool}`, written on every change.
+// Graduation (the devnet's rule; the real threshold is not known): the buy that brings the wNEAR hold to
+// GRADUATION_WNEAR_HOLD goes through, then the curve is deployed and no longer tradable (its record says so); the
+// next action launches a successor (`tganza2.aidols.near` ...), so three curves always trade.
+// Simplifications: exact in only; the graduated token's DEX pool is not simulated; the event's standard is written
+// `aidols` 1.0.0 (unknown (?)).
 import { LAUNCH_FEE_MILLIONTHS, LAUNCH_MIN_FEE, type LaunchPoolState } from '../../../dexes/launch/events.ts';
 import { launchQuoteExactIn } from '../../../dexes/launch/math.ts';
+import { BorshWriter } from '../../../near/borsh.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
@@ -22,39 +31,41 @@ const TRADE_GAS = 50n * TGAS;
 /** A curve at launch: the token's whole supply against 500 virtual wNEAR (dexes/launch/README.md). */
 export const LAUNCH_CURVE_TOKENS = 10n ** 33n;
 export const LAUNCH_VIRTUAL_WNEAR = 500n * NEAR;
-/** The creator's first buy at genesis, so every curve has a state from the first block on. */
+/** The wNEAR hold at which a curve graduates: 300 real NEAR on top of the virtual 500 (the devnet's rule). */
+export const GRADUATION_WNEAR_HOLD = 800n * NEAR;
+/** The creator's first buy at launch, so every curve has traded from its first block on. */
 const LAUNCHER_BUY = 20n * NEAR;
 /** A referrer that never made a wrap.near storage deposit: its share of the fee is lost. */
 export const UNREGISTERED_REFERRER = 'dexlake-referrer.near';
 
 export interface LaunchCurve {
+  spec: TokenSpec;
+  /** As the curve record says; isDeployed and isTradable are always known here. */
   state: LaunchPoolState;
-  /** Whether a trade has logged the curve's state yet (the decoder's pools only come from trades). */
-  traded: boolean;
 }
 
 export class LaunchDevnet implements DevnetDex {
   readonly id = 'Launch' as const;
+  /** Every curve launched, graduated ones included. */
   readonly curves = new Map<string, LaunchCurve>();
+  /** The curves users trade, one per genesis token: a graduated one is replaced by its successor. */
+  private readonly live: string[] = [];
 
   /** `tokens`: the aidol tokens launched at genesis (`<name>.aidols.near`, 24 decimals). */
   constructor(private readonly tokens: readonly TokenSpec[]) {}
 
   genesis(world: World): void {
-    const { tokens, contracts, treasury } = world;
-    tokens.register(contracts.Launch, contracts.Wrap);
+    world.tokens.register(world.contracts.Launch, world.contracts.Wrap);
     for (const spec of this.tokens) {
-      this.launch(world, spec);
-      const quote = launchQuoteExactIn(this.curve(spec.contractId).state, contracts.Wrap, spec.contractId, LAUNCHER_BUY);
-      if (quote === null || tokens.balance(contracts.Wrap, treasury) < LAUNCHER_BUY) continue;
-      tokens.register(treasury, spec.contractId);
-      this.buy(world, treasury, spec.contractId, LAUNCHER_BUY, quote.amountOut, null);
+      this.open(world, spec);
+      this.live.push(spec.contractId);
     }
   }
 
   act(world: World, trader: string): void {
     const { rng, tokens, contracts } = world;
-    const token = rng.pick([...this.curves.keys()]);
+    this.replaceGraduated(world);
+    const token = rng.pick(this.live);
     const { state } = this.curve(token);
     const referral = this.pickReferral(world, trader);
     const held = tokens.isRegistered(token, trader) ? tokens.balance(token, trader) : 0n;
@@ -83,23 +94,33 @@ export class LaunchDevnet implements DevnetDex {
     }
   }
 
+  /** Every curve's record: what the decoder's pools hold once the blocks are indexed. */
   reserves(): Map<string, bigint[]> {
-    return new Map([...this.curves].filter(([, c]) => c.traded).map(([token, c]) => [token, [...c.state.amounts]]));
+    return new Map([...this.curves].map(([token, c]) => [token, [...c.state.amounts]]));
   }
 
-  /** aidols.near deploys the token (supply minted to itself) and opens its curve. */
+  /** aidols.near opens the curve (`create_token`, writing its record) and deploys the token (supply minted to itself). */
   launch(world: World, spec: TokenSpec): void {
-    world.tokens.deploy(spec, world.contracts.Launch, LAUNCH_CURVE_TOKENS);
-    this.curves.set(spec.contractId, {
-      traded: false,
+    const { chain, contracts, treasury } = world;
+    const curve: LaunchCurve = {
+      spec,
       state: {
         kind: 'curve',
-        tokens: [spec.contractId, world.contracts.Wrap],
+        tokens: [spec.contractId, contracts.Wrap],
         amounts: [LAUNCH_CURVE_TOKENS, LAUNCH_VIRTUAL_WNEAR],
         totalFee: LAUNCH_FEE_MILLIONTHS,
         minFee: LAUNCH_MIN_FEE,
+        isDeployed: false,
+        isTradable: true,
       },
+    };
+    const args = { name: spec.name, symbol: spec.symbol };
+    chain.transact(treasury, contracts.Launch, [{ method: 'create_token', args, gas: 100n * TGAS }], (r) => {
+      this.curves.set(spec.contractId, curve);
+      r.onRevert(() => this.curves.delete(spec.contractId));
+      writeCurve(r, curve);
     });
+    world.tokens.deploy(spec, contracts.Launch, LAUNCH_CURVE_TOKENS);
   }
 
   /** Buys `token` with `amount` wNEAR. */
@@ -118,6 +139,30 @@ export class LaunchDevnet implements DevnetDex {
     return curve;
   }
 
+  /** A launch and the treasury's first buy. */
+  private open(world: World, spec: TokenSpec): void {
+    const { tokens, contracts, treasury } = world;
+    this.launch(world, spec);
+    const quote = launchQuoteExactIn(this.curve(spec.contractId).state, contracts.Wrap, spec.contractId, LAUNCHER_BUY);
+    if (quote === null || tokens.balance(contracts.Wrap, treasury) < LAUNCHER_BUY) return;
+    tokens.register(treasury, spec.contractId);
+    this.buy(world, treasury, spec.contractId, LAUNCHER_BUY, quote.amountOut, null);
+  }
+
+  /** Each graduated live curve is replaced by a fresh launch: `tganza.aidols.near` -> `tganza2.aidols.near` ... */
+  private replaceGraduated(world: World): void {
+    this.live.forEach((token, slot) => {
+      if (this.curve(token).state.isTradable) return;
+      const first = this.tokens[slot]!;
+      const [label, ...parent] = first.contractId.split('.');
+      let n = 2;
+      while (this.curves.has(`${label}${n}.${parent.join('.')}`)) n++;
+      const spec = { ...first, contractId: `${label}${n}.${parent.join('.')}`, symbol: `${first.symbol}${n}`, name: `${first.name} ${n}` };
+      this.open(world, spec);
+      this.live[slot] = spec.contractId;
+    });
+  }
+
   private trade(world: World, trader: string, tokenIn: string, tokenOut: string, token: string, amount: bigint, minOut: bigint, referral: string | null): void {
     const msg = JSON.stringify({ token: tokenOut === token ? token : null, min_swap_amount: minOut.toString(), referral });
     world.tokens.transferCall(trader, tokenIn, world.contracts.Launch, amount, msg, (r) => this.onTransfer(world, r, { trader, token, tokenIn, tokenOut, amount, minOut, referral }), TRADE_GAS);
@@ -130,17 +175,15 @@ export class LaunchDevnet implements DevnetDex {
     t: { trader: string; token: string; tokenIn: string; tokenOut: string; amount: bigint; minOut: bigint; referral: string | null },
   ): bigint {
     const curve = this.curves.get(t.token);
-    if (curve === undefined) throw new Panic('Token is not tradable');
+    if (curve === undefined || !curve.state.isTradable) throw new Panic('Token is not tradable');
     const quote = launchQuoteExactIn(curve.state, t.tokenIn, t.tokenOut, t.amount);
     if (quote === null) throw new Panic('Swap amount does not cover the fee');
     if (quote.amountOut < t.minOut) throw new Panic(`Slippage: ${quote.amountOut} is less than min_swap_amount ${t.minOut}`);
-    const before = { amounts: curve.state.amounts, traded: curve.traded };
-    curve.state.amounts = [...quote.amountsAfter];
-    curve.traded = true;
-    r.onRevert(() => {
-      curve.state.amounts = before.amounts;
-      curve.traded = before.traded;
-    });
+    const before = { ...curve.state };
+    const graduates = quote.amountsAfter[1]! >= GRADUATION_WNEAR_HOLD;
+    curve.state = { ...curve.state, amounts: [...quote.amountsAfter], isDeployed: graduates, isTradable: !graduates };
+    r.onRevert(() => (curve.state = before));
+    writeCurve(r, curve);
     r.event('aidols', '1.0.0', 'token_swap', [
       {
         user_id: t.trader,
@@ -176,6 +219,18 @@ export class LaunchDevnet implements DevnetDex {
         return UNREGISTERED_REFERRER;
     }
   }
+}
+
+/** The curve record as aidols.near stores it (what dexes/launch/decode.ts reads). */
+function writeCurve(r: Receipt, { spec, state }: LaunchCurve): void {
+  const key = new BorshWriter().u8(0x00).string(spec.contractId).bytes();
+  const value = new BorshWriter()
+    .u128(state.amounts[0]!)
+    .u128(state.amounts[1]!)
+    .u8(state.isDeployed ? 1 : 0)
+    .u8(state.isTradable ? 1 : 0)
+    .bytes();
+  r.write(key, value);
 }
 
 function minBig(...values: bigint[]): bigint {
