@@ -126,7 +126,7 @@ export interface DclUndecodedLog {
 
 /**
  * A successful `create_pool {token_a, token_b, fee, init_point}` call (not an event: the contract logs none for it).
- * The pool id sorts the tokens; `init_point` is taken as the point of that sorted pool (?).
+ * The pool id sorts the tokens; `init_point` is the point of that sorted pool (S: `create_pool`, `PoolId::gen_from`).
  */
 export interface DclPoolCreatedLog {
   event: 'pool_created';

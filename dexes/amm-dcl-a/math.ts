@@ -1,7 +1,9 @@
 // AmmDclA swaps over a pool state (Ref DCL, iZiSwap's discretized concentrated liquidity), exact in and exact
 // out, bigint only. The per-range math is range-math.ts; this is the pool loop around it:
 // izumiFinance/iZiSwap-core contracts/swapX2Y.sol, swapY2X.sol (swapX2Y, swapX2YDesireY, swapY2X,
-// swapY2XDesireX), as Ref's binary runs them per INTEARnear/dex-aggregator rhea-dcl-math/src/pool.rs (?):
+// swapY2XDesireX), as Ref's binary runs them per INTEARnear/dex-aggregator rhea-dcl-math/src/pool.rs (C); the
+// fee rule, orders first and the swap boundaries are also in a public copy of the contract's pool.rs / swap.rs (S;
+// README.md "The math"):
 // - the fee is taken from the input: each step trades amountNoFee = floor(amount * (10^6 - fee) / 10^6), and
 //   its fee is `amount - cost` when the step used all of it, else ceil(cost * fee / (10^6 - fee)); exact out
 //   pays ceil(cost * fee / (10^6 - fee)) on top of each step's cost;

@@ -3,7 +3,8 @@
 // - izumiFinance/iZiSwap-core contracts/libraries/{MulDivMath,LogPowMath,AmountMath,SwapMathX2Y,SwapMathY2X,
 //   SwapMathX2YDesire,SwapMathY2XDesire}.sol (the Solidity original);
 // - INTEARnear/dex-aggregator rhea-dcl-math/src/math.rs (a port that follows the deployed dclv2.ref-labs.near
-//   binary where it differs from iZiSwap; Ref's own source is not public, so these differences are (?)).
+//   binary where it differs from iZiSwap: C, a live aggregator's code; not re-checked against the public copy of
+//   the contract's source, README.md "The math").
 // The differences from iZiSwap kept here: the maximum input of an X->Y range comes from getAmountX, which rounds
 // sqrt(price(right - 1)) down, while the location search rounds it up; an out-of-range location throws
 // (the contract panics) instead of being clamped; the exact-output ranges narrow the whole-range maximum to u128.

@@ -6,8 +6,8 @@
 // hand, the comparison is to the real-number result with a stated bound on the rounding.
 import { describe, expect, it } from 'vitest';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
-import { decodeAmmDclA } from '../../dexes/amm-dcl-a/decode.ts';
-import { parseDclLogLine } from '../../dexes/amm-dcl-a/events.ts';
+import { decodeAmmDclA, type AmmDclAEvent } from '../../dexes/amm-dcl-a/decode.ts';
+import { parseDclLogLine, type AmmDclAPoolStateEvent } from '../../dexes/amm-dcl-a/events.ts';
 import { getSqrtPrice, quoteExactIn, quoteExactOut, swapExactIn, swapExactOut } from '../../dexes/amm-dcl-a/math.ts';
 import {
   addLiquidity,
@@ -500,7 +500,7 @@ describe('decodeAmmDclA', () => {
 
 describe('decodeAmmDclA: formats seen on mainnet', () => {
   /** The pool state of `events`' pool_state event for POOL. */
-  const stateIn = (events: readonly { kind: string }[]): DclPoolState => (events.find((e) => e.kind === 'pool_state') as { state: DclPoolState }).state;
+  const stateIn = (events: readonly AmmDclAEvent[]): DclPoolState => events.find((e): e is AmmDclAPoolStateEvent => e.kind === 'pool_state')!.state;
   const item = (event: string, data: Record<string, unknown>) => dcl(event, data);
 
   it('the current `swap` shape on a real swap (T: INTEARnear/trade-indexer, block 143270326)', () => {

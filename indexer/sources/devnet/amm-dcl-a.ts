@@ -7,8 +7,8 @@
 // - `storage_deposit {account_id, registration_only}` with 0.5 NEAR registers an account (positions need it);
 // - `create_pool {token_a, token_b, fee, init_point}` (it logs nothing: the decoder reads the call's args);
 //   token_a/token_b are passed already sorted, so `init_point` is unambiguously the point of the sorted pool;
-// - tokens reach an account's inner balance by `ft_transfer_call` with msg `"Deposit"` (?) and leave it by
-//   `withdraw_asset {token_id, amount}`; `add_liquidity {pool_id, left_point, right_point, amount_x, amount_y,
+// - tokens reach an account's inner balance by `ft_transfer_call` with msg `"Deposit"` (S: `ft_on_transfer`) and
+//   leave it by `withdraw_asset {token_id, amount}`; `add_liquidity {pool_id, left_point, right_point, amount_x, amount_y,
 //   min_amount_x, min_amount_y}` / `append_liquidity {lpt_id, ...}` take the deposit (`liquidity_added` /
 //   `liquidity_append`), `remove_liquidity {lpt_id, amount, min_amount_x, min_amount_y}` gives it back
 //   (`liquidity_removed`); position ids are `<pool id>#<n>`, n counting the contract's positions (S: `gen_lpt_id`);
@@ -19,15 +19,16 @@
 // - now and then (5% of its actions) the contract's owner (the devnet treasury) removes a user's whole position in
 //   an emergency: the pool loses it as by `remove_liquidity`, the refund goes to the position owner's inner balance,
 //   and the contract logs `emergency_liquidity_removed` with `liquidity_removed`'s fields (C, Ref's own indexer
-//   reads them so). The call's name and arguments are not public: `emergency_remove_liquidity {lpt_id}` (?), and
-//   where the refund goes (?); the decoder reads only the event.
+//   reads them so). The call's name and arguments and where the refund goes are not public (no source shows
+//   them): `emergency_remove_liquidity {lpt_id}` and the inner balance are this model's guesses; the decoder reads
+//   only the event.
 //
 // Amounts are the iZiSwap ones (liquidity.sol `_computeDepositXY`, `_computeWithdrawXY`): a deposit rounds up, a
 // withdrawal down; a new position takes the most liquidity the offered amounts afford.
 // Simplifications: no limit orders, no merges, no `SwapByOutput`; fees owed to positions are not tracked (the
 // `claim_fee_*` fields are 0 and the fees stay in the contract's balance); the protocol's share of a swap fee is
-// 20% of it (PROTOCOL_FEE_RATE (?); the source's default at `new` is 5000 bps, 50%, and the live rate is set by the
-// owner), as in the README's example event; a swap is played only when each hop uses
+// 20% of it (PROTOCOL_FEE_RATE: this model's choice, as in the README's example event; the source's default at
+// `new` is 5000 bps, 50%, and the owner sets the live rate); a swap is played only when each hop uses
 // its whole input (no leftover to refund) and completes.
 import { DCL_POINT_DELTA } from '../../../dexes/amm-dcl-a/events.ts';
 import { DclMathError, swapExactIn, type DclSwapResult } from '../../../dexes/amm-dcl-a/math.ts';
@@ -41,9 +42,10 @@ const TGAS = 10n ** 12n;
 const NEAR = 10n ** 24n;
 /** The contract's storage deposit for an account (near-facts.md). */
 export const DCL_STORAGE_DEPOSIT = NEAR / 2n;
-/** NEAR attached to `create_pool` for the pool's storage (?). */
+/** NEAR attached to `create_pool`: the contract keeps the pool's storage cost and refunds the rest (S); the amount
+ * is this model's choice. */
 const POOL_STORAGE_DEPOSIT = NEAR / 10n;
-/** The protocol's share of a swap's fee, in basis points of the fee (?). */
+/** The protocol's share of a swap's fee, in basis points of the fee (this model's choice; see the header). */
 const PROTOCOL_FEE_RATE = 2_000n;
 const DEPOSIT_MSG = JSON.stringify('Deposit');
 
