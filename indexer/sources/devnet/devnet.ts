@@ -28,6 +28,9 @@ const REF = 'token.v2.ref-finance.near';
 const AURORA = 'aaaaaa20d9e0e2461697782ef11675f668207961.factory.bridge.near';
 /** The token of AmmC's launch pool: deployed by that model, its whole supply in the pool. */
 const SLIME: TokenSpec = { contractId: 'slime.tkn.near', symbol: 'SLIME', name: 'Slime', decimals: 18 };
+/** Bridged DAI and USDC.e, the tokens of AmmA's stable pool: deployed by that model. */
+const DAI: TokenSpec = { contractId: '6b175474e89094c44da98b954eedeac495271d0f.factory.bridge.near', symbol: 'DAI', name: 'Dai Stablecoin', decimals: 18 };
+const USDC_E: TokenSpec = { contractId: 'a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.factory.bridge.near', symbol: 'USDC.e', name: 'USD Coin', decimals: 6 };
 /** Aidols tokens, launched by the Launch model at genesis. */
 const AIDOLS: readonly TokenSpec[] = [
   { contractId: 'tganza.aidols.near', symbol: 'TGANZA', name: 'Tganza', decimals: 24 },
@@ -62,6 +65,9 @@ export class Devnet {
       { tokens: [REF, wnear], liquidity: [2_000_000n, 40_000n], fee: 30 },
       { tokens: [AURORA, wnear], liquidity: [1_000_000n, 25_000n], fee: 30 },
       { tokens: [REF, USDT], liquidity: [500_000n, 50_000n], fee: 20 },
+    ], [
+      // A stable pool of its own tokens (no other pool holds them, so no route elsewhere changes): liquidity only.
+      { tokens: [DAI, USDC_E], liquidity: [1_000_000n, 1_000_000n], fee: 5, amp: 240n },
     ]);
     this.dexes = [
       new WrapDevnet(),
