@@ -7,10 +7,15 @@
 // (received: tokenOut); the fee is `fees_collected` of the paid token (already inside |delta|). Solvers settle the
 // other side with their own token_diff, so each fill shows up as two swaps, one per account. Other shapes (one
 // token, several paid or received) are not trades of one pair and are skipped. Pool: none (request for quote).
-import type { Block, ReceiptOutcome } from '../../near/block.ts';
+//
+// Undecoded (kept and counted, see near/events.ts): a `dip4` event whose name the verifier's source never had, a
+// `token_diff` line we cannot read, and a line that is no NEP-297 event at all (the verifier's source logs only
+// events). Other standards' events (NEP-245 `mt_*`, near-plugins' admin events) are not QuoteA's; a malformed
+// `EVENT_JSON:` line is left to the core NEP-297 decoder.
+import type { Block } from '../../near/block.ts';
 import { isSuccess } from '../../near/decode.ts';
-import { asRecord as asObject, parseEventLog } from '../../near/nep297.ts';
-import type { EventBase } from '../../near/events.ts';
+import { EVENT_JSON_PREFIX, asRecord as asObject, parseEventLog, type Nep297Event } from '../../near/nep297.ts';
+import type { EventBase, UndecodedEvent } from '../../near/events.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
 import { parseU128 } from '../../near/units.ts';
 import type { DexContracts } from '../contracts.ts';
@@ -18,6 +23,34 @@ import type { DexEvent, SwapEvent } from '../events.ts';
 
 const NEP141_PREFIX = 'nep141:';
 const SIGNED_INT = /^-?\d{1,40}$/;
+
+/**
+ * Every event name of the `dip4` standard in near/intents (`DefuseEvent`, snake_case), over its whole history to
+ * 32a7836f (2026-08: event versions 0.1.0 to 0.4.3). Only `token_diff` is read.
+ */
+const DIP4_EVENTS: ReadonlySet<string> = new Set([
+  'token_diff',
+  'transfer',
+  'intents_executed',
+  'ft_withdraw',
+  'nft_withdraw',
+  'mt_withdraw',
+  'native_withdraw',
+  'storage_deposit',
+  'imt_mint',
+  'imt_burn',
+  'public_key_added',
+  'public_key_removed',
+  'fee_changed',
+  'fee_collector_changed',
+  'account_locked',
+  'account_unlocked',
+  'set_auth_by_predecessor_id',
+  'salt_rotation',
+]);
+
+/** The event name of a dip4 line as near-sdk writes it (`standard`, `version`, `event` first), without parsing it. */
+const DIP4_HEAD = /^EVENT_JSON:\{"standard":"dip4","version":"[^"]*","event":"([a-z0-9_]+)"/;
 
 /**
  * An Intents token id in the event vocabulary: `nep141:<contract>` -> `<contract>` (NEAR itself trades as
@@ -28,15 +61,34 @@ export function intentsTokenId(id: string): string {
   return id.startsWith(NEP141_PREFIX) ? id.slice(NEP141_PREFIX.length) : id;
 }
 
-export function decodeQuoteA(block: Block, contracts: DexContracts): DexEvent[] {
-  const events: DexEvent[] = [];
+export function decodeQuoteA(block: Block, contracts: DexContracts): Array<DexEvent | UndecodedEvent> {
+  const events: Array<DexEvent | UndecodedEvent> = [];
+  const contractId = contracts.QuoteA;
   for (const shard of block.shards) {
     for (const outcome of shard.receiptOutcomes) {
-      if (outcome.executorId !== contracts.QuoteA || !isSuccess(outcome)) continue;
+      if (outcome.executorId !== contractId || !isSuccess(outcome)) continue;
       let index = 0;
+      const base = (): EventBase => ({ blockHeight: block.height, timestampMs: block.timestampMs, receiptId: outcome.receiptId, txHash: outcome.txHash, index: index++ });
+      const undecoded = (log: string, reason: string): void => {
+        events.push({ ...base(), kind: 'undecoded', dex: 'QuoteA', input: 'log', contractId, poolId: null, reason, raw: log });
+      };
       for (const log of outcome.logs) {
-        for (const trade of tokenDiffTrades(log)) {
-          events.push(swapEvent(block, outcome, contracts.QuoteA, index++, trade));
+        if (!log.startsWith(EVENT_JSON_PREFIX)) {
+          undecoded(log, 'not a NEP-297 event: the verifier logs nothing else');
+          continue;
+        }
+        // Most verifier lines are NEP-245 moves, transfers, withdrawals and nonces: name them before parsing.
+        const name = DIP4_HEAD.exec(log)?.[1];
+        if (name !== undefined && name !== 'token_diff' && DIP4_EVENTS.has(name)) continue;
+        if (name === undefined && !log.includes('"dip4"')) continue;
+        const ev = parseEventLog(log);
+        if (ev === null || ev.standard !== 'dip4') continue;
+        if (!DIP4_EVENTS.has(ev.event)) {
+          undecoded(log, `unknown dip4 event ${ev.event}`);
+        } else if (ev.event === 'token_diff') {
+          const trades = tokenDiffTrades(ev);
+          if (typeof trades === 'string') undecoded(log, trades);
+          else for (const t of trades) events.push({ ...base(), kind: 'swap', dex: 'QuoteA', contractId, poolId: null, ...t, adminFee: null });
         }
       }
     }
@@ -46,34 +98,33 @@ export function decodeQuoteA(block: Block, contracts: DexContracts): DexEvent[] 
 
 type Trade = Pick<SwapEvent, 'trader' | 'tokenIn' | 'tokenOut' | 'amountIn' | 'amountOut' | 'totalFee'>;
 
-function swapEvent(block: Block, outcome: ReceiptOutcome, contractId: string, index: number, t: Trade): SwapEvent {
-  const base: EventBase = { blockHeight: block.height, timestampMs: block.timestampMs, receiptId: outcome.receiptId, txHash: outcome.txHash, index };
-  return { ...base, kind: 'swap', dex: 'QuoteA', contractId, poolId: null, ...t, adminFee: null };
-}
-
-function tokenDiffTrades(log: string): Trade[] {
-  // Cheap filter before JSON.parse: most verifier logs are transfers, withdrawals and nonces.
-  const ev = parseEventLog(log, '"token_diff"');
-  if (ev === null || ev.standard !== 'dip4' || ev.event !== 'token_diff' || !Array.isArray(ev.data)) return [];
+/** The one-pair trades of a `token_diff` event, or why it does not read (then none of its items is taken). */
+function tokenDiffTrades(ev: Nep297Event): Trade[] | string {
+  if (!Array.isArray(ev.data)) return 'token_diff data is not an array';
   const trades: Trade[] = [];
-  for (const item of ev.data) {
+  for (const [i, item] of ev.data.entries()) {
     const o = asObject(item);
     const diff = o === null ? null : asObject(o.diff);
-    if (o === null || diff === null || typeof o.account_id !== 'string' || !isValidAccountId(o.account_id)) continue;
+    if (o === null || diff === null || typeof o.account_id !== 'string' || !isValidAccountId(o.account_id)) {
+      return `token_diff item ${i} has no account_id and diff`;
+    }
     const entries = Object.entries(diff);
-    if (entries.length !== 2) continue;
     const deltas = entries.map(([id, v]) => (typeof v === 'string' && SIGNED_INT.test(v) ? { id, delta: BigInt(v) } : null));
-    const paid = deltas.find((d) => d !== null && d.delta < 0n);
-    const received = deltas.find((d) => d !== null && d.delta > 0n);
-    if (paid === undefined || paid === null || received === undefined || received === null) continue;
-    const fees = asObject(o.fees_collected);
+    if (deltas.some((d) => d === null)) return `token_diff item ${i}: a delta is not a signed integer`;
+    const fees = o.fees_collected === undefined ? null : asObject(o.fees_collected);
+    if (o.fees_collected !== undefined && fees === null) return `token_diff item ${i}: fees_collected is not an object`;
+    // Diffs of one token, or of several paid or received ones, are not trades of one pair.
+    const paid = deltas.filter((d) => d !== null && d.delta < 0n);
+    const received = deltas.filter((d) => d !== null && d.delta > 0n);
+    if (entries.length !== 2 || paid.length !== 1 || received.length !== 1) continue;
+    const [p, r] = [paid[0]!, received[0]!];
     trades.push({
       trader: o.account_id,
-      tokenIn: intentsTokenId(paid.id),
-      tokenOut: intentsTokenId(received.id),
-      amountIn: -paid.delta,
-      amountOut: received.delta,
-      totalFee: fees === null ? null : parseU128(fees[paid.id]),
+      tokenIn: intentsTokenId(p.id),
+      tokenOut: intentsTokenId(r.id),
+      amountIn: -p.delta,
+      amountOut: r.delta,
+      totalFee: fees === null ? null : parseU128(fees[p.id]),
     });
   }
   return trades;

@@ -14,11 +14,12 @@
 //                  staked: u128, unstaked: u128, unstk_req_epoch_height: u64, last_asked_rewards_epoch_height: u64}>
 //   loan_requests: LookupMap     (key_prefix Vec<u8>)
 //   nslp_liquidity_target: u128, nslp_max_discount_basis_points: u16, nslp_min_discount_basis_points: u16
-// Only this far is read. Not yet checked against a real block (no fixture writes meta-pool.near's STATE): the rate
-// stands on the leading fields alone, and the fee curve, which lies behind the variable-length parts, is kept only
-// when it reads as one (min <= max < 100 %, a positive target). Pure.
+// Only this far is read. Not yet checked against a real block (no public block writes meta-pool.near's STATE): the
+// rate stands on the leading fields alone (grade S); the fee curve, which lies behind the variable-length parts, is
+// kept only when it reads as one (min <= max < 100 %, a positive target). Pure.
 import { BorshError, BorshReader } from '../../near/borsh.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
+import { StateLayoutError } from '../stake/emit.ts';
 import { hasValidDiscountBounds, type MetaPoolFeeCurve } from './math.ts';
 
 export const META_POOL_STATE_RATE_ORIGIN = 'STATE: total_for_staking / total_stake_shares';
@@ -26,33 +27,29 @@ export const META_POOL_STATE_RATE_ORIGIN = 'STATE: total_for_staking / total_sta
 export interface MetaPoolStateFigures {
   totalForStaking: bigint;
   totalShares: bigint;
-  /** null when the fields behind the rate do not read as the layout above. */
-  feeCurve: MetaPoolFeeCurve | null;
+  /** The liquid-unstake fee curve, or why the fields behind the rate did not read as one. */
+  feeCurve: MetaPoolFeeCurve | { unreadable: string };
 }
 
-/** The rate and fee curve from the `STATE` value, or null when even the rate's prefix does not read as expected. */
-export function readMetaPoolState(value: Uint8Array): MetaPoolStateFigures | null {
+/**
+ * The rate and fee curve from the `STATE` value. Throws BorshError (a short value) or StateLayoutError (no account id
+ * where the owner belongs) when even the rate's prefix does not read as the layout above.
+ */
+export function readMetaPoolState(value: Uint8Array): MetaPoolStateFigures {
   const r = new BorshReader(value);
-  let totalForStaking: bigint;
-  let totalShares: bigint;
-  try {
-    const owner = r.string();
-    if (!isValidAccountId(owner)) return null;
-    r.bool(); // contract_busy
-    r.bool(); // staking_paused
-    for (let i = 0; i < 5; i++) r.u128(); // contract_account_balance .. epoch_unstake_orders
-    r.u64(); // epoch_last_clearing
-    totalForStaking = r.u128();
-    r.u128(); // total_actually_staked
-    totalShares = r.u128();
-  } catch (err) {
-    if (err instanceof BorshError) return null;
-    throw err;
-  }
+  const owner = r.string();
+  if (!isValidAccountId(owner)) throw new StateLayoutError(`owner_account_id ${JSON.stringify(owner.slice(0, 64))} is not an account id`);
+  r.bool(); // contract_busy
+  r.bool(); // staking_paused
+  for (let i = 0; i < 5; i++) r.u128(); // contract_account_balance .. epoch_unstake_orders
+  r.u64(); // epoch_last_clearing
+  const totalForStaking = r.u128();
+  r.u128(); // total_actually_staked
+  const totalShares = r.u128();
   return { totalForStaking, totalShares, feeCurve: readFeeCurve(r) };
 }
 
-function readFeeCurve(r: BorshReader): MetaPoolFeeCurve | null {
+function readFeeCurve(r: BorshReader): MetaPoolFeeCurve | { unreadable: string } {
   try {
     for (let i = 0; i < 4; i++) r.u128(); // total_meta .. accumulated_staked_rewards
     r.bytesVec(); // accounts.key_index_prefix
@@ -75,9 +72,10 @@ function readFeeCurve(r: BorshReader): MetaPoolFeeCurve | null {
     const minDiscountBps = r.u16();
     const curve = { liquidityTarget, minDiscountBps, maxDiscountBps };
     // No target, or bounds the contract cannot work with: the layout was misread.
-    return liquidityTarget > 0n && hasValidDiscountBounds(curve) ? curve : null;
+    if (liquidityTarget > 0n && hasValidDiscountBounds(curve)) return curve;
+    return { unreadable: `fee curve reads as target ${liquidityTarget}, discount ${minDiscountBps}..${maxDiscountBps} bps: not a curve` };
   } catch (err) {
-    if (err instanceof BorshError) return null;
+    if (err instanceof BorshError) return { unreadable: `fee curve: ${err.message}` };
     throw err;
   }
 }

@@ -8,22 +8,53 @@
 // The rate: no log or known storage gives it, so the block's last stake stands for it (`source: 'event'`): RHEA in
 // and xRHEA minted as the two sides, which is the contract's floor(amount * supply / locked) at that moment, to
 // within one xRHEA unit. Unstakes are not decoded: their logs are not known (see README.md).
+// xRHEA's own source is not public: any line of the contract that is not one of xREF's becomes an `undecoded` event,
+// so that its real formats show up in `dexlake undecoded --dex StakeC`.
 import type { Block } from '../../near/block.ts';
+import type { UndecodedEvent } from '../../near/events.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
 import type { DexContracts } from '../contracts.ts';
 import type { DexEvent } from '../events.ts';
 import { stakeRateState } from '../stake/rate.ts';
-import { StakeEventSink, accountField, amountField, ftMintsOf, functionCallsOf, successfulOutcomesOf } from '../stake/emit.ts';
+import { KnownLogs, StakeEventSink, accountField, amountField, ftMintsOf, functionCallsOf, successfulOutcomesOf } from '../stake/emit.ts';
 
 const XREF_STAKE_LOG = /^(\S+) Stake (\d+) assets, get (\d+) token$/;
+/** The stake line's words, to tell a malformed one (reported) from other text. */
+const XREF_STAKE_WORDS = / Stake .* assets, get .* token$/;
 
-export function decodeStakeC(block: Block, contracts: DexContracts): DexEvent[] {
+/**
+ * The lines of xREF (ref-finance/ref-token @ 1f92f64 `xref-token/src/`, the contract xRHEA descends from) other than
+ * the stake line, its near-contract-standards 3 token's legacy transfer lines (the core decoder's), and NEP-141
+ * events (ditto), the form a newer build would log its mints in.
+ */
+const XREF_LOGS = new KnownLogs(
+  ['nep141'],
+  [
+    '{} add {} assets as reward',
+    'Add reward {} token with msg {}',
+    'Withdraw {} NEAR from {}',
+    'Account {} unstake failed and reverted.',
+    'Account {} has unregisterd. unlocking token goes to contract.',
+    'Transfer {} from {} to {}',
+    'Refund {} from {} to {}',
+    'Memo: {}',
+    'The account {} is not registered',
+    'The account is already registered, refunding the deposit',
+  ],
+);
+
+export function decodeStakeC(block: Block, contracts: DexContracts): Array<DexEvent | UndecodedEvent> {
   const xRhea = contracts.StakeC;
   const rhea = contracts.StakeCUnderlying;
   const sink = new StakeEventSink(block, 'StakeC', xRhea);
   let lastStake: { receiptId: string; txHash: string | null; amountIn: bigint; minted: bigint } | undefined;
 
   for (const outcome of successfulOutcomesOf(block, xRhea)) {
+    for (const log of outcome.logs) {
+      if (XREF_STAKE_LOG.test(log) || XREF_LOGS.has(log)) continue;
+      const reason = XREF_STAKE_WORDS.test(log) ? 'Stake line does not read' : "matches none of xREF's log formats (xRHEA's source is not public)";
+      sink.undecodedLog(outcome, log, reason);
+    }
     if (outcome.predecessorId !== rhea) continue;
     const args = functionCallsOf(outcome).find((c) => c.method === 'ft_on_transfer')?.args;
     if (args === undefined || args === null) continue;

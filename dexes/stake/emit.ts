@@ -1,9 +1,11 @@
 // Decoding bits the four stake decoders share: numbering events per receipt, reading NEP-297 logs and the
-// contract's STATE write. Pure: no I/O; contract-controlled text never makes these throw.
+// contract's STATE write, telling a contract's known log lines from the ones we cannot read. Pure: no I/O;
+// contract-controlled text never makes these throw.
 import type { Block, ReceiptOutcome, StateChange } from '../../near/block.ts';
+import { BorshError } from '../../near/borsh.ts';
 import { isSuccess } from '../../near/decode.ts';
-import { asRecord, parseEventLog, parseJsonObject, type Nep297Event } from '../../near/nep297.ts';
-import type { EventBase } from '../../near/events.ts';
+import { EVENT_JSON_PREFIX, asRecord, parseEventLog, parseJsonObject, type Nep297Event } from '../../near/nep297.ts';
+import type { EventBase, UndecodedEvent } from '../../near/events.ts';
 import { isValidAccountId } from '../../near/token-id.ts';
 import { parseU128 } from '../../near/units.ts';
 import type { DexEvent, DexId, PoolStateEvent, PoolStateSource, SwapEvent } from '../events.ts';
@@ -25,7 +27,7 @@ export interface StakeSwap {
  * a stake DEX is its staking contract: poolId = contractId.
  */
 export class StakeEventSink<E = never> {
-  readonly events: (DexEvent | E)[] = [];
+  readonly events: (DexEvent | UndecodedEvent | E)[] = [];
   private readonly nextIndex = new Map<string, number>();
 
   constructor(
@@ -71,6 +73,82 @@ export class StakeEventSink<E = never> {
     };
     this.events.push(ev);
   }
+
+  /** A log line of the contract that we cannot read: kept and counted, the pool's state is not touched. */
+  undecodedLog(outcome: ReceiptOutcome, log: string, reason: string): void {
+    this.undecoded(outcome.receiptId, outcome.txHash, { input: 'log', poolId: null, reason, raw: log });
+  }
+
+  /**
+   * A `STATE` value that does not read as the layout we know. `stale`: the rate itself is unreadable, so the pool
+   * is stale until a readable write arrives; false when only fields behind the rate are (the rate stands).
+   */
+  undecodedState(block: Block, write: StateChange, reason: string, stale = true): void {
+    const { receiptId, txHash } = causeOf(block, write);
+    const raw = `${write.change.keyBase64 ?? ''}=${write.change.valueBase64 ?? ''}`;
+    this.undecoded(receiptId, txHash, { input: 'state', poolId: stale ? this.contractId : null, reason, raw });
+  }
+
+  private undecoded(receiptId: string, txHash: string | null, u: Pick<UndecodedEvent, 'input' | 'poolId' | 'reason' | 'raw'>): void {
+    const ev: UndecodedEvent = { ...this.base(receiptId, txHash), kind: 'undecoded', dex: this.dex, contractId: this.contractId, ...u };
+    this.events.push(ev);
+  }
+}
+
+/** A storage value whose bytes read but not as the layout we know (an account id that is none, bounds out of range). */
+export class StateLayoutError extends Error {
+  override name = 'StateLayoutError';
+}
+
+/** Why a storage value could not be read, when `err` is one of the readers' own errors; anything else is a bug. */
+export function unreadableStateReason(err: unknown): string {
+  if (err instanceof BorshError || err instanceof StateLayoutError) return err.message;
+  throw err;
+}
+
+/**
+ * The log lines a contract writes that its decoder does not turn into events, known from its source, so that any
+ * other line can be reported as undecoded. Events of the contract's own NEP-297 standard are its decoder's business
+ * (it knows their names); here are the other standards it logs (`nep141`: the core decoder reads them; plugins'
+ * admin events) and its plain-text lines, as the source's format strings (`log!("Staking of {} at @{} {}")`,
+ * `{{`/`}}` for literal braces, any `{..}` placeholder standing for any text). A malformed `EVENT_JSON:` line is
+ * left to the core NEP-297 decoder.
+ */
+export class KnownLogs {
+  private readonly otherStandards: ReadonlySet<string>;
+  private readonly text: readonly RegExp[];
+
+  constructor(otherStandards: readonly string[], textFormats: readonly string[]) {
+    this.otherStandards = new Set(otherStandards);
+    this.text = textFormats.map(formatPattern);
+  }
+
+  has(log: string): boolean {
+    if (log.startsWith(EVENT_JSON_PREFIX)) {
+      const ev = parseEventLog(log);
+      return ev === null || this.otherStandards.has(ev.standard);
+    }
+    return this.text.some((re) => re.test(log));
+  }
+}
+
+/** A Rust format string as a whole-line pattern: `{{` and `}}` are braces, `{}` / `{:?}` any text. */
+function formatPattern(format: string): RegExp {
+  let re = '';
+  for (let i = 0; i < format.length; i++) {
+    const c = format[i] as string;
+    if ((c === '{' || c === '}') && format[i + 1] === c) {
+      re += `\\${c}`;
+      i++;
+    } else if (c === '{') {
+      i = format.indexOf('}', i);
+      if (i < 0) throw new Error(`unclosed placeholder in format ${JSON.stringify(format)}`);
+      re += '[\\s\\S]*';
+    } else {
+      re += c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    }
+  }
+  return new RegExp(`^${re}$`);
 }
 
 /** The successful receipts the contract executed, in block order (a failed receipt keeps its logs: skip it). */

@@ -7,9 +7,11 @@
 // 2. the settlement: `execute_intents {signed: [user's intent, solver's intent]}` (NEP-413 payloads), submitted by
 //    the solver `solver.devnet.near`. The verifier logs, in order: the user's `token_diff` (dip4 0.3.0: `{in: -X,
 //    out: +Y}` with `fees_collected` of the paid token, 1 pip rounded up: near/intents token_diff.rs), the user's
-//    `ft_withdraw` of Y and its NEP-245 `mt_burn` (memo "withdraw"), the solver's `token_diff` (`{in: +(X - fee),
-//    out: -Y'}`, Y' the smallest amount whose net of its own fee is Y: the diffs' closure), then
-//    `intents_executed`; it pays Y out with an `ft_transfer` receipt on the output token.
+//    `ft_withdraw` of Y, the solver's `token_diff` (`{in: +(X - fee), out: -Y'}`, Y' the smallest amount whose net
+//    of its own fee is Y: the diffs' closure), `intents_executed` (dip4 0.3.1, as in the real settlement of
+//    test/fixtures/truth/quote-a), then the NEP-245 `mt_burn` of Y (memo "withdraw"), which the verifier postpones to
+//    the end of the receipt; it pays Y out with an `ft_transfer` receipt on the output token. Every line is a
+//    NEP-297 event: the verifier's source logs nothing else.
 // dexes/quote-a/decode.ts reads the two token_diff events: one swap each, the user's and the solver's, both recorded
 // here. One settlement in twenty is priced one unit short on the solver's side: the verifier's closing invariant
 // fails ("invariant violated") after both token_diff lines were logged, and the receipt fails with them.
@@ -213,7 +215,6 @@ export class QuoteADevnet implements DevnetDex {
       ]);
       recordTrade(world, r, { dex: 'QuoteA', poolId: null, trader: user, tokenIn, tokenOut, amountIn, amountOut });
       this.take(user, idOut, amountOut);
-      r.event('nep245', '1.0.0', 'mt_burn', [{ owner_id: user, token_ids: [idOut], amounts: [amountOut.toString()], memo: 'withdraw' }]);
       r.event('dip4', '0.3.0', 'ft_withdraw', [
         { intent_hash: userSigned.hash, account_id: user, token: tokenOut, receiver_id: user, amount: amountOut.toString() },
       ]);
@@ -232,10 +233,13 @@ export class QuoteADevnet implements DevnetDex {
       if (Object.values(unmatched).some((d) => d !== 0n)) {
         throw new Panic(`invariant violated: ${JSON.stringify(Object.fromEntries(Object.entries(unmatched).map(([t, d]) => [t, d.toString()])))}`);
       }
-      r.event('dip4', '0.3.0', 'intents_executed', [
+      r.event('dip4', '0.3.1', 'intents_executed', [
         { intent_hash: userSigned.hash, account_id: user, nonce: userSigned.signed.payload.nonce },
         { intent_hash: solverSigned.hash, account_id: SOLVER_ACCOUNT, nonce: solverSigned.signed.payload.nonce },
       ]);
+      // The verifier postpones its NEP-245 burns to the end of the receipt (`PostponedMtBurnEvents`), as the real
+      // settlement logs them.
+      r.event('nep245', '1.0.0', 'mt_burn', [{ owner_id: user, token_ids: [idOut], amounts: [amountOut.toString()], memo: 'withdraw' }]);
       world.tokens.payout(r, tokenOut, user, amountOut);
     });
   }

@@ -1,9 +1,9 @@
 // StakeB (LiNEAR, `contracts.StakeB` = linear-protocol.near) and StakeD (rNEAR, `contracts.StakeD` =
 // lst.rhealab.near, a LiNEAR derivative) on the devnet: the contract is the token, `deposit_and_stake {}` with NEAR
 // attached mints it. Logs as dexes/stake-b/README.md and dexes/stake-d/README.md give them ("Exact formats"):
-//   LiNEAR: `deposit` event, `stake` event, NEP-141 `ft_mint` (memo "stake"), then
+//   LiNEAR: `linear` 1.0.1 `deposit` event, `stake` event, NEP-141 `ft_mint` (memo "stake"), then
 //           `Contract total staked balance is <N>. Total number of shares <S>`;
-//   rNEAR:  `deposit` event, `ft_mint`, `stake` event, the same totals line.
+//   rNEAR:  `rhea_lst` 1.0.0 `deposit` event, `ft_mint`, `stake` event, the same totals line.
 // Amounts with the folders' math.ts: LiNEAR charges floor(shares·N/S) of the deposit (the few yocto left stay the
 // account's unstaked balance) and adds ceil(shares·N/S) to N; rNEAR charges and adds the whole deposit.
 // Rewards: the operator's `epoch_update_rewards {validator_id}` raises N and logs the `epoch_update_rewards` event
@@ -31,8 +31,9 @@ const DEVNET_VALIDATOR = 'devnet.poolv1.near';
 
 interface LinearStyleOptions {
   id: 'StakeB' | 'StakeD';
-  /** The NEP-297 standard of its events (LiNEAR: `linear`). */
+  /** The NEP-297 standard and version of its events (LiNEAR `linear` 1.0.1, rNEAR `rhea_lst` 1.0.0). */
   standard: string;
+  version: string;
   /** LiNEAR: the deposit's rounding remainder stays unstaked and the mint comes after the stake event. */
   flavour: 'linear' | 'rnear';
   /** Writes `STATE` on every change (LiNEAR; rNEAR's layout is not known). */
@@ -88,7 +89,7 @@ abstract class LinearStyleDevnet implements DevnetDex {
 
   /** `deposit_and_stake {}` with `deposit` attached, signed by `account`. */
   stake(world: World, account: string, deposit: bigint): Receipt {
-    const { id, standard, flavour } = this.options;
+    const { id, standard, version, flavour } = this.options;
     const contractId = this.contractId;
     const call = { method: 'deposit_and_stake', args: {}, deposit, gas: 50n * TGAS };
     return world.chain.transact(account, contractId, [call], (r) => {
@@ -96,7 +97,7 @@ abstract class LinearStyleDevnet implements DevnetDex {
       const before = this.unstaked.get(account) ?? 0n;
       const afterDeposit = before + deposit;
       this.unstaked.set(account, afterDeposit);
-      r.event(standard, '1.0.0', 'deposit', [{ account_id: account, amount: deposit.toString(), new_unstaked_balance: afterDeposit.toString() }]);
+      r.event(standard, version, 'deposit', [{ account_id: account, amount: deposit.toString(), new_unstaked_balance: afterDeposit.toString() }]);
       let minted: bigint;
       let charged: bigint;
       let after: StakeRateState;
@@ -117,9 +118,9 @@ abstract class LinearStyleDevnet implements DevnetDex {
         new_unstaked_balance: unstaked.toString(),
         new_stake_shares: (world.tokens.balance(contractId, account) + minted).toString(),
       };
-      if (flavour === 'linear') r.event(standard, '1.0.0', 'stake', [stakeEvent]);
+      if (flavour === 'linear') r.event(standard, version, 'stake', [stakeEvent]);
       world.tokens.mint(r, account, minted, 'stake');
-      if (flavour === 'rnear') r.event(standard, '1.0.0', 'stake', [stakeEvent]);
+      if (flavour === 'rnear') r.event(standard, version, 'stake', [stakeEvent]);
       r.log(`Contract total staked balance is ${this.totals[0]}. Total number of shares ${this.totals[1]}`);
       this.logged = [...this.totals];
       this.writeState(r);
@@ -136,7 +137,7 @@ abstract class LinearStyleDevnet implements DevnetDex {
       this.snapshot(r);
       const oldBalance = this.totals[0];
       this.totals = [oldBalance + rewards, this.totals[1]];
-      r.event(this.options.standard, '1.0.0', 'epoch_update_rewards', [
+      r.event(this.options.standard, this.options.version, 'epoch_update_rewards', [
         { validator_id: validator, old_balance: oldBalance.toString(), new_balance: this.totals[0].toString(), rewards: rewards.toString() },
       ]);
       this.writeState(r);
@@ -175,7 +176,7 @@ export class StakeBDevnet extends LinearStyleDevnet {
   readonly id = 'StakeB' as const;
 
   constructor() {
-    super({ id: 'StakeB', standard: 'linear', flavour: 'linear', writesState: true, genesisRewardPercent: 30n });
+    super({ id: 'StakeB', standard: 'linear', version: '1.0.1', flavour: 'linear', writesState: true, genesisRewardPercent: 30n });
   }
 
   protected contractOf(world: World): string {
@@ -187,9 +188,8 @@ export class StakeDDevnet extends LinearStyleDevnet {
   readonly id = 'StakeD' as const;
 
   constructor() {
-    // The standard name of rNEAR's events is not known (?): its code derives from LiNEAR's, whose name it is taken
-    // to keep. The decoder matches the events by name and fields only.
-    super({ id: 'StakeD', standard: 'linear', flavour: 'rnear', writesState: false, genesisRewardPercent: 2n });
+    // `rhea_lst` 1.0.0: the rNEAR source's event.rs (S, see dexes/stake-d/README.md).
+    super({ id: 'StakeD', standard: 'rhea_lst', version: '1.0.0', flavour: 'rnear', writesState: false, genesisRewardPercent: 2n });
   }
 
   protected contractOf(world: World): string {
