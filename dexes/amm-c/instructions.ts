@@ -57,8 +57,9 @@ export function ammCOperations(swap: AmmCSwap): Record<string, unknown> {
     },
   }));
   operations.push(withdraw(last.tokenOut, swap.minAmountOut));
-  // Exact out: what the swap did not use of the input goes back to the trader (?): the engine keeps it as an
-  // inner balance otherwise.
+  // Exact out: what the swap did not use of the input goes back to the trader: the engine keeps it as an inner
+  // balance otherwise (S: INTEARnear/dex src/internal_operations.rs; C: Intear's aggregator adds the same Withdraw,
+  // INTEARnear/dex-aggregator @ 096462f src/providers/intear_plach.rs).
   if (swap.mode === 'exact_out') operations.push(withdraw(first.tokenIn, 0n));
   return { operations, referrer: swap.referrerId };
 }
@@ -76,8 +77,9 @@ export function ammCSwapCalls(swap: AmmCSwap): FunctionCallStep[] {
   return [ftTransferCall(first.tokenIn, swap.contractId, sent, JSON.stringify(operations), AMM_C_SWAP_GAS)];
 }
 
-/** Engine registration: `storage_deposit {}` (0.005 NEAR, 10 TGas) and `register_assets {asset_ids}` (1 yocto,
- * 10 TGas (?): near-facts.md gives no gas figure for it). */
+/** Engine registration: `storage_deposit {}` (0.005 NEAR) and `register_assets {asset_ids}` (1 yocto), 10 TGas each:
+ * twice what Intear's aggregator attaches (5 TGas each, C: INTEARnear/dex-aggregator @ 096462f
+ * src/providers/intear_plach.rs). */
 export function ammCRegistrationCalls(contractId: string, tokens: readonly string[]): FunctionCallStep[] {
   return [
     functionCall(contractId, 'storage_deposit', {}, tgas(10), AMM_C_STORAGE_DEPOSIT),

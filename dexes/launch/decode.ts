@@ -4,7 +4,7 @@
 // - trades: the NEP-297 event `token_swap` of SUCCESSFUL receipts executed by the contract (a failed receipt keeps
 //   its logs, nothing else), whose `data` is a list of items {user_id, input_token, input_amount, output_token,
 //   output_amount, referral_id, token_hold, wnear_hold, wnear_commission} (T). Matched by event name and fields:
-//   the `standard` string is not known (?). One `swap` per item, pool = the aidol token.
+//   the `standard` string is not known (Intear's parser never checks it). One `swap` per item, pool = the aidol token.
 // - curve state: the contract's storage writes of the curve record, key `0x00 ‖ borsh(String token_id)`, value
 //   borsh `{token_hold: u128, wnear_hold: u128, is_deployed: bool, is_tradable: bool}` (T). Lake lists a key's
 //   writes in execution order: the last one is the state after the block (source 'storage').

@@ -13,8 +13,9 @@ export interface LaunchPoolState extends PoolStateCommon {
   kind: 'curve';
   /** [aidol token, wNEAR]. */
   tokens: string[];
-  /** [token_hold, wnear_hold]: the curve's reserves; wnear_hold includes the curve's virtual wNEAR (?), so x·y=k
-   * over these two is the pricing (near-facts.md "Launch"). */
+  /** [token_hold, wnear_hold]: the curve's reserves; wnear_hold includes the curve's 500 virtual wNEAR (T: the
+   * record right after a launch holds 5·10^26), and x·y=k over these two is the pricing (near-facts.md "Launch";
+   * no source: README.md). */
   amounts: bigint[];
   /** The percentage part of the fee, millionths of the trade volume. */
   totalFee: number;

@@ -1,14 +1,15 @@
 // Launch's curve records on the devnet: the model writes them in the real layout (dexes/launch/README.md), the
 // decoder reads them back as the model holds them, and a curve that graduated is refused by the router's hops
-// (api/routing/hops.ts over dexes/launch/math.ts) while the others are quoted. Amounts in the comments are worked
-// out by hand.
+// (api/routing/hops.ts over dexes/launch/math.ts, on the state as a `pools` row keeps and the router revives it)
+// while the others are quoted. Amounts in the comments are worked out by hand.
 import { describe, expect, it } from 'vitest';
 import { hopsOfPool } from '../../api/routing/hops.ts';
-import type { RoutingPool } from '../../api/routing/graph.ts';
+import { reviveState } from '../../api/routing/graph.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { decodeLaunch } from '../../dexes/launch/decode.ts';
 import type { LaunchPoolState, LaunchPoolStateEvent } from '../../dexes/launch/events.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
+import { jsonWithBigints } from '../../near/units.ts';
 import { Chain } from '../../indexer/sources/devnet/chain.ts';
 import { Devnet } from '../../indexer/sources/devnet/devnet.ts';
 import { LaunchDevnet } from '../../indexer/sources/devnet/launch.ts';
@@ -24,8 +25,9 @@ const TGANZA: TokenSpec = { contractId: 'tganza.aidols.near', symbol: 'TGANZA', 
 const MIKO: TokenSpec = { contractId: 'miko.aidols.near', symbol: 'MIKO', name: 'Miko', decimals: 24 };
 
 const states = (block: Block) => decodeLaunch(block, C).filter((e): e is LaunchPoolStateEvent => e.kind === 'pool_state');
+/** The router's hops of a curve, its state through the `pools` row's JSON as the indexer writes and the router reads it. */
 const hops = (state: LaunchPoolState) =>
-  hopsOfPool({ dex: 'Launch', poolId: state.tokens[0]!, state: state as unknown as RoutingPool['state'], updatedHeight: 1 }, { contracts: C, registrations: null });
+  hopsOfPool({ dex: 'Launch', poolId: state.tokens[0]!, state: reviveState(JSON.parse(jsonWithBigints(state))), updatedHeight: 1 }, { contracts: C, registrations: null });
 
 describe('devnet Launch curve records', () => {
   /** alice wraps 400 NEAR; aidols.near launches TGANZA and MIKO (their records written in this first block). */

@@ -39,7 +39,7 @@ const POOL_STORAGE_DEPOSIT = 10n ** 22n;
 /** The xyk DEX's INITIAL_SHARES: what the first liquidity of a public pool mints. */
 const INITIAL_SHARES = 10n ** 18n;
 // The xyk DEX's protocol fee (dexes/xyk/types: PROTOCOL_FEE, PROTOCOL_FEE_REDUCED, PROTOCOL_FEE_RECEIVER_ID):
-// appended to every pool's fees, 1 millionth when both assets are "stable", 0 when the pool has no other fee.
+// appended to a pool's fees, 1 millionth when both assets are "stable"; a pool with no fee of its own has none.
 const PROTOCOL_FEE_RECEIVER = 'plach.intear.near';
 const PROTOCOL_FEE = 1_000;
 const PROTOCOL_FEE_REDUCED = 1;
@@ -578,9 +578,11 @@ function feesBreakdownOf(hop: AmmCHop, quote: AmmCQuote): Array<[unknown, string
   return breakdown;
 }
 
-/** The pool's fees as the contract charges them: its own, then the protocol's (dexes/xyk/types `with_protocol_fee`). */
+/** The pool's fees as the contract charges them: its own, then the protocol's (dexes/xyk/types `with_protocol_fee`);
+ * none at all for a pool without fees (T: the real view of such a pool at block 183810122 has `receivers: []`). */
 function withProtocolFee(tokens: readonly string[], configured: AmmCFeeReceiver[]): AmmCFeeReceiver[] {
-  const fee = configured.length === 0 ? 0 : tokens.every(isReducedFeeAsset) ? PROTOCOL_FEE_REDUCED : PROTOCOL_FEE;
+  if (configured.length === 0) return [];
+  const fee = tokens.every(isReducedFeeAsset) ? PROTOCOL_FEE_REDUCED : PROTOCOL_FEE;
   return [...configured, { kind: 'account', accountId: PROTOCOL_FEE_RECEIVER, fee }];
 }
 
