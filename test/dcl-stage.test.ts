@@ -1,6 +1,7 @@
 // AmmDclA pool state through the real pipeline: a create_pool call opens the pool, liquidity events fill it, swaps
-// move it, the contract's emergency removal empties part of it; the states land in `pools`/`pool_history` like any other DEX's, and stopping and resuming between blocks
-// (the book re-seeded from the tables), a replay and a rebuild all end with the same tables as one run.
+// move it, the contract's emergency removal empties part of it; the states land in `pools`/`pool_history` like any
+// other DEX's, and stopping and resuming between blocks (the book re-seeded from the tables), a replay and a rebuild
+// all end with the same tables as one run.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';

@@ -1,9 +1,10 @@
 // AmmDclA (Ref DCL `dclv2.ref-labs.near`): the integer sqrt-price table, the concentrated-liquidity swap math, and
-// decoding on hand-built Lake blocks (no mainnet fixture touches the contract). Every expected number is worked
-// out independently of the code under test: by hand, or with python3's decimal module at 80 digits as the
-// calculator (the real-number model of a discretized range: a point i holds L*sqrt(p_i) of Y or L/sqrt(p_i) of X,
-// p_i = 1.0001^i); the arithmetic is in the comments. Where the contract's integer rounding cannot be derived by
-// hand, the comparison is to the real-number result with a stated bound on the rounding.
+// decoding on hand-built Lake blocks (no mainnet fixture touches the contract; the formats come from the sources
+// graded in dexes/amm-dcl-a/README.md, one swap from a public indexer's test on a real block). Every expected
+// number is worked out independently of the code under test: by hand, or with python3's decimal module at 80
+// digits as the calculator (the real-number model of a discretized range: a point i holds L*sqrt(p_i) of Y or
+// L/sqrt(p_i) of X, p_i = 1.0001^i); the arithmetic is in the comments. Where the contract's integer rounding
+// cannot be derived by hand, the comparison is to the real-number result with a stated bound on the rounding.
 import { describe, expect, it } from 'vitest';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { decodeAmmDclA, type AmmDclAEvent } from '../../dexes/amm-dcl-a/decode.ts';
