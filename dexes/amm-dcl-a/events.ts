@@ -169,7 +169,7 @@ const IGNORED_EVENTS: ReadonlySet<string> = new Set([
   'init_user_storage',
   'withdraw_user_storage',
   'unregister_user_storage',
-  'hot_zap', // its swaps and liquidity are logged as their own events
+  'hot_zap', // its swaps and liquidity go through the functions that log them (S, as far as predict_hotzap shows)
 ]);
 
 /** The items of one log line of the contract, in order (see the header); [] for other standards' events. */
@@ -181,6 +181,7 @@ export function parseDclLogLine(line: string): DclLog[] {
   if (parsed.standard !== DCL_EVENT_STANDARD) return [];
   const name = parsed.event;
   if (!Array.isArray(parsed.data)) return [undecoded(`${name}: data is not an array`)];
+  if (parsed.data.length === 0) return [undecoded(`${name}: no item`)]; // emit() always writes one
   const items: DclLog[] = [];
   parsed.data.forEach((item: unknown, i) => {
     if (!isObject(item)) {

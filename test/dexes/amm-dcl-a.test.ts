@@ -715,6 +715,7 @@ describe('decodeAmmDclA: formats seen on mainnet', () => {
       `EVENT_JSON:${JSON.stringify({ standard: 'dcl.ref', version: '1.0.0', event: 'swap', data: [good, { ...good, token_out: undefined }] })}`,
       `EVENT_JSON:${JSON.stringify({ standard: 'dcl.ref', version: '1.0.0', event: 'swap', data: good })}`,
       item('swap', { ...good, pool_id: 'a.near-b.near' }),
+      `EVENT_JSON:${JSON.stringify({ standard: 'dcl.ref', version: '1.0.0', event: 'lostfound', data: [] })}`,
     ];
     const events = decodeAmmDclA(blockOf(HEIGHT, [outcome('R1', lines)]), MAINNET_CONTRACTS, book);
     const undecoded = (index: number, poolId: string | null, reason: string, raw: string) => ({ ...base(HEIGHT, 'R1', index), kind: 'undecoded', ...AMM, input: 'log', poolId, reason, raw });
@@ -725,11 +726,12 @@ describe('decodeAmmDclA: formats seen on mainnet', () => {
       undecoded(3, POOL, 'swap item 1: token_out missing or malformed', lines[3]!),
       undecoded(4, null, 'swap: data is not an array', lines[4]!),
       undecoded(5, 'a.near-b.near', 'swap item 0: pool_id is not token_x|token_y|fee', lines[5]!),
+      undecoded(6, null, 'lostfound: no item', lines[6]!),
     ]);
     // The good swap re-simulated (liquidityX 998 000); the unknown event and the unreadable item both named POOL.
     const state = stateIn(events);
     expect([state.liquidityX, state.lastSwapCheck?.matched, state.unappliedChanges]).toEqual([998_000n, true, 2]);
-    expect(events.at(-1)).toMatchObject({ kind: 'pool_state', receiptId: 'R1', index: 6 });
+    expect(events.at(-1)).toMatchObject({ kind: 'pool_state', receiptId: 'R1', index: 7 });
   });
 
   it('the book takes any input without throwing: what it cannot apply is counted; a swap of nothing is no trade', () => {
