@@ -64,7 +64,7 @@ interface Pending {
 }
 
 /** What one receipt's lines share while they are read. */
-interface Receipt {
+interface ReceiptReading {
   base: () => EventBase;
   xyk: string;
   contractId: string;
@@ -104,7 +104,7 @@ export function decodeAmmC(block: Block, contracts: DexContracts): AmmCEvent[] {
 }
 
 function decodeOutcome(block: Block, outcome: ReceiptOutcome, contracts: DexContracts, out: Pending[]): void {
-  const receipt: Receipt = {
+  const receipt: ReceiptReading = {
     base: () => ({ blockHeight: block.height, timestampMs: block.timestampMs, receiptId: outcome.receiptId, txHash: outcome.txHash, index: 0 }),
     xyk: contracts.AmmCXykDexId,
     contractId: contracts.AmmC,
@@ -122,7 +122,7 @@ function decodeOutcome(block: Block, outcome: ReceiptOutcome, contracts: DexCont
   }
 }
 
-function readLine(receipt: Receipt, log: string): void {
+function readLine(receipt: ReceiptReading, log: string): void {
   const event = parseEventLog(log);
   if (event === null) {
     const dexId = DEX_PLAIN_LINE.exec(log)?.[1];
@@ -141,7 +141,7 @@ function readLine(receipt: Receipt, log: string): void {
 }
 
 /** An xyk event from its `dex_event` wrapper. */
-function xykEvent(receipt: Receipt, wrapper: Json, log: string): void {
+function xykEvent(receipt: ReceiptReading, wrapper: Json, log: string): void {
   const inner = object(wrapper.event, 'dex_event event');
   if (inner.standard !== XYK_STANDARD) throw new Unreadable(`unknown xyk DEX event standard ${String(inner.standard)}`);
   const data = object(inner.data, `xyk ${String(inner.event)} data`);
@@ -202,7 +202,7 @@ function xykEvent(receipt: Receipt, wrapper: Json, log: string): void {
 }
 
 /** The engine's own `swap` of an xyk hop: the inner swap's twin, or the hop itself when no inner swap matches. */
-function engineSwap(receipt: Receipt, data: Json): void {
+function engineSwap(receipt: ReceiptReading, data: Json): void {
   const request = object(data.request, 'swap request');
   const [assetIn, assetOut] = [assetIdOf(request.asset_in, 'asset_in'), assetIdOf(request.asset_out, 'asset_out')];
   const amountIn = u128(data, 'amount_in');
@@ -387,7 +387,7 @@ function accountOrNull(value: unknown): string | null {
   return typeof value === 'string' && isValidAccountId(value) ? value : null;
 }
 
-function undecoded(receipt: Receipt, log: string, reason: string, poolId: number | null): UndecodedEvent {
+function undecoded(receipt: ReceiptReading, log: string, reason: string, poolId: number | null): UndecodedEvent {
   return {
     ...receipt.base(),
     kind: 'undecoded',

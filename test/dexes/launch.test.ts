@@ -209,6 +209,7 @@ describe('decodeLaunch', () => {
       write(Buffer.from('STATE'), hex('01'), 'B1'),
       write(hex('01 12000000 7467616e7a612e6169646f6c732e6e656172'), hex('00'), 'B1'), // another prefix
       write(hex('00 13000000 7467616e7a612e6169646f6c732e6e656172'), hex('00'), 'B1'), // length 19 for 18 bytes
+      write(hex('00'), hex('00'), 'B1'), // no string at all
     ];
     const events = decodeLaunch(blockOf([], [write(TGANZA_KEY, ninetyNine, 'B1'), ...other, write(TGANZA_KEY, TGANZA_LAUNCHED, 'B2')]), MAINNET_CONTRACTS);
     expect(events.map((e) => [e.receiptId, e.kind, e.kind === 'pool_state' && e.state.amounts])).toEqual([['B2', 'pool_state', TGANZA_START.amounts]]);
