@@ -4,8 +4,9 @@
 // by `ft_transfer` (or, with `skip_unwrap_near: false` and wNEAR out, as native NEAR). Pure.
 import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../instructions.ts';
 
-/** 180 TGas (?): near-facts.md gives no figure for the AmmA swap; this is what Ref's own app attaches to an
- * instant swap of up to 3 hops. */
+/** 180 TGas (C): near-facts.md gives no figure for the AmmA swap; Ref's own app attaches 180 TGas to the instant-swap
+ * `ft_transfer_call` to the exchange (ref-finance/ref-ui @ 008b884 : src/services/swap.ts, parallelSwapCase and
+ * smartRouteSwapCase, up to 2 hops there); @ref-finance/ref-sdk 1.5.0's instantSwap attaches 300 TGas. */
 export const AMM_A_SWAP_GAS = tgas(180);
 /** 0.01 NEAR: the exchange's account registration (near-facts.md, inner-balance setup). */
 export const AMM_A_STORAGE_DEPOSIT = 10_000_000_000_000_000_000_000n;

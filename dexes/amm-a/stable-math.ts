@@ -14,12 +14,12 @@
 // - The amp factor moves linearly from its init to its target value between init and stop time (ns), rounded
 //   toward the init value; it is the target from the stop time on (or when stop = 0).
 //
-// Which contract version: the only `stable_swap/math.rs` the code index holds predates 1.4.5 (`Ann = A·n`, D_P
-// divided by `x·n + 1`, no `− 1`); 1.4.5's release note reads "Fix off-by-one issue in stable-swap", and every later
-// copy of the curve (rated 1.5.1, degen 1.9.3) has `Ann = A·n^n`, D_P divided by `x·n`, and `dy − 1`. This file
-// follows the later form for both kinds (the rated one is confirmed to the unit by the contract's own test vector,
-// test/dexes/amm-a-stable.test.ts). Arithmetic is exact here where the contract would overflow U256/U384, which
-// only happens far beyond any real pool.
+// Which contract version (S): ref-finance/ref-contracts @ 1800d26 (v1.9.17), ref-exchange/src/stable_swap/math.rs
+// compute_d, compute_y and swap_to, the same as rated_swap/math.rs and degen_swap/math.rs there: `Ann = A·n^n`, D_P
+// divided by `x·n`, `dy − 1`. The history has `Ann = A·n^n` and `x·n` from the first stable pool (a621eda, 2021-12)
+// and the `− 1` from 2f0f651 (v1.4.5, 2022-05, "Fix off-by-one issue in stable-swap"). The rated form is confirmed
+// to the unit by the contract's own test vector (test/dexes/amm-a-stable.test.ts). Arithmetic is exact here where the
+// contract would overflow U256/U384, which only happens far beyond any real pool.
 //
 // Pure: the caller gives the time (the block timestamp) and the rates (`custom_rate_key`).
 import { FEE_DIVISOR } from './math.ts';
@@ -30,7 +30,7 @@ export const RATE_PRECISION = 10n ** 24n;
 /** Newton rounds of the contract's compute_d and compute_y. */
 export const MAX_NEWTON_ROUNDS = 256;
 /** A rate older than this (ns) makes the contract refuse rated swaps (`ERR120_RATES_EXPIRED`; EXPIRE_TS of
- * linear_rate.rs, nearx_rate.rs, sfrax_rate.rs: 24 hours). */
+ * stnear_rate.rs, linear_rate.rs, nearx_rate.rs, sfrax_rate.rs: 24 hours; S). */
 export const RATE_EXPIRY_NS = 24n * 3600n * 1_000_000_000n;
 /**
  * The least c-amount the output reserve may keep after a swap (`ERR69_MIN_RESERVE`): the pool's precision / 1000, so
