@@ -172,8 +172,8 @@ function decodeLogs(
   indexFor: (receiptId: string) => number,
   out: AmmAEvent[],
 ): void {
-  if (outcome.logs.length === 0) return;
   const lines = outcome.logs.map(parseAmmALog);
+  if (lines.every((l) => l.kind === 'ignored')) return;
   const call = callOf(outcome);
   const swapLines = lines.filter((l): l is Extract<AmmALogLine, { kind: 'swap' }> => l.kind === 'swap');
   const swapPools = matchSwaps(swapLines, call.swaps);
@@ -211,12 +211,16 @@ function decodeLogs(
       return;
     }
     const op = call.liquidity[liquidityIndex++];
-    const change = op === undefined ? 'no liquidity call of the receipt for this line' : liquidityChange(line, op, pools);
-    if (typeof change === 'string') {
-      out.push(undecoded(op === undefined ? call.namedPool : String(op.poolId), change, raw));
+    if (op === undefined) {
+      out.push(undecoded(call.namedPool, 'no liquidity call of the receipt for this line', raw));
       return;
     }
-    const ev: AmmALiquidityEvent = { ...base(), kind: 'liquidity', dex: AMM_A_DEX_ID, contractId, poolId: op!.poolId, ...change };
+    const change = liquidityChange(line, op, pools);
+    if (typeof change === 'string') {
+      out.push(undecoded(String(op.poolId), change, raw));
+      return;
+    }
+    const ev: AmmALiquidityEvent = { ...base(), kind: 'liquidity', dex: AMM_A_DEX_ID, contractId, poolId: op.poolId, ...change };
     out.push(ev);
   });
 }

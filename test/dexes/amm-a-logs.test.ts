@@ -254,6 +254,16 @@ describe('AmmA liquidity of stable, rated and degen pools', () => {
     expect(ofKind(events, 'liquidity')[0]).toMatchObject({ provider: 'carol.near', action: 'add', tokens: [USDT, USDC], amounts: [40n, 0n], shares: 39n });
   });
 
+  it('a liquidity line no call answers, or of another kind than its call, is undecoded', () => {
+    const mint = 'Mint 5 shares for bob.near, fee is 0 shares';
+    const alone = receipt('r1', 'bob.near', [{ method: 'storage_deposit', args: {} }], [mint]);
+    const crossed = receipt('r2', 'bob.near', [{ method: 'remove_liquidity_by_tokens', args: { pool_id: 7, amounts: ['1', '1'], max_burn_shares: '9' } }], [mint]);
+    expect(ofKind(decodeAmmA(blockOf([alone, crossed], [write])), 'undecoded').map((e) => [e.receiptId, e.poolId, e.reason])).toEqual([
+      ['r1', null, 'no liquidity call of the receipt for this line'],
+      ['r2', '7', 'a stable_add line for a remove_liquidity_by_tokens call'],
+    ]);
+  });
+
   it('a liquidity line whose pool has no readable write in the block is undecoded, with its pool', () => {
     const r = receipt('r', 'bob.near', [{ method: 'remove_liquidity', args: { pool_id: 7, shares: '5', min_amounts: ['0', '0'] } }], ['LP bob.near remove 5 shares to gain tokens [2, 2]']);
     expect(decodeAmmA(blockOf([r]))).toEqual([
