@@ -1,6 +1,7 @@
 // Meta Pool's calls: staking is the shared `deposit_and_stake {}` (../stake/instructions.ts); the way back is
 // `liquid_unstake {st_near_to_burn, min_expected_near}` (near-facts.md "Stake"), which is not payable (no deposit)
-// and pays the NEAR to the caller's wallet. 75 TGas (?): near-facts.md gives no figure for it. Pure.
+// and pays the NEAR to the caller's wallet. 75 TGas, a margin: near-facts.md gives no figure; C: a live aggregator sends
+// it with 10 TGas and no deposit (INTEARnear/dex-aggregator @ 096462f : src/providers/metapool.rs). Pure.
 import { functionCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export { depositAndStakeCalls, STAKE_GAS } from '../stake/instructions.ts';

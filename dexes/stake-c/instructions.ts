@@ -1,5 +1,6 @@
 // xRHEA staking (near-facts.md "Stake"): `ft_transfer_call` of RHEA (`DexContracts.StakeCUnderlying`) to
-// `DexContracts.StakeC` with msg `{"Stake":{}}` (?: the aggregator's msg; xREF's took ""), 50 TGas (?). Pure.
+// `DexContracts.StakeC` with msg `{"Stake":{}}` and 50 TGas (C: a live aggregator's call, INTEARnear/dex-aggregator @
+// 096462f : src/providers/xrhea.rs; xREF's msg was ""). Pure.
 import { ftTransferCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export const XRHEA_STAKE_MSG = '{"Stake":{}}';

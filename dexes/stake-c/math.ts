@@ -1,5 +1,5 @@
 // xRHEA (StakeC) stake quotes over its rate, with the xREF contract's formula (ref-finance/ref-token
-// xref-token/src/xref.rs `internal_stake`), which xRHEA is taken to keep (?): L = RHEA locked, X = xRHEA supply
+// xref-token/src/xref.rs `internal_stake`), which xRHEA is taken to keep (S for xREF, unconfirmed for xRHEA): L = RHEA locked, X = xRHEA supply
 // (state.amounts = [L, X]):
 //   minted = floor(a·X / L); L' = L + a, X' = X + minted.
 // L grows between calls by the streamed reward (min(reward_per_sec·Δt, undistributed), added before each stake), so

@@ -1,5 +1,7 @@
 // Stake calls shared by StakeA, StakeB and StakeD (near-facts.md "Stake"): `deposit_and_stake {}` with the NEAR
-// attached mints the staked token to the caller. 50 TGas (?): near-facts.md gives no figure for it. Pure.
+// attached mints the staked token to the caller. 50 TGas, a margin: near-facts.md gives no figure; C: a live aggregator
+// sends it to meta-pool.near, linear-protocol.near and lst.rhealab.near with 10 TGas (INTEARnear/dex-aggregator @
+// 096462f : src/providers/metapool.rs, linear.rs, rnear.rs). Pure.
 import { functionCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export const STAKE_GAS = tgas(50);

@@ -13,8 +13,8 @@ export function nearWithdrawCall(wrapId: string, amount: bigint): FunctionCallSt
   return functionCall(wrapId, 'near_withdraw', { amount: amount.toString() }, tgas(30), ONE_YOCTO);
 }
 
-/** Deposit into the AmmA inner balance: `ft_transfer_call` to the exchange with msg "" (50 TGas (?): near-facts.md
- * gives no figure for this call; the exchange's `ft_on_transfer` deposit is light). */
+/** Deposit into the AmmA inner balance: `ft_transfer_call` to the exchange with msg "" (50 TGas, ours: near-facts.md
+ * gives no figure, near/docs' Ref example attaches 300; the exchange's `ft_on_transfer` deposit is light, grade S). */
 export function innerDepositCall(tokenId: string, ammId: string, amount: bigint): FunctionCallStep {
   return ftTransferCall(tokenId, ammId, amount, '', tgas(50));
 }

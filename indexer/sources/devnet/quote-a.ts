@@ -19,8 +19,9 @@
 // The solver prices from the devnet's AmmA pools: the best single simple pool for the pair (dexes/amm-a/math.ts),
 // minus a 0.3 % spread, and settles from an inventory it deposited into the verifier at genesis (it declines a
 // trade it cannot cover). Simplifications: signatures and public keys are deterministic stand-ins, an intent's hash
-// is sha256 of its message and nonce (the verifier hashes the NEP-413 payload), no `add_public_key`, the
-// `ft_withdraw` / `mt_burn` / `intents_executed` field sets are best guesses (?): only token_diff is read.
+// is sha256 of its message and nonce (the verifier hashes the NEP-413 payload), no `add_public_key`. The field sets
+// of `intents_executed` and `mt_burn` are the real settlement's (R), `ft_withdraw`'s the source's (S: near/intents
+// `FtWithdraw` flattened with `account_id`, `intent_hash`); only token_diff is read.
 import { createHash } from 'node:crypto';
 import { base58Encode } from '../../../near/base58.ts';
 import { simpleGetAmountIn, simpleGetAmountOut } from '../../../dexes/amm-a/math.ts';

@@ -9,7 +9,7 @@
 //   assets as reward` lines), streamed into the locked amount at `reward_per_sec` from then on, so the rate drifts up
 //   with time.
 // The rate is in no log and in no known storage layout: the decoder takes the last stake of a block as the rate, so
-// reserves() is that stake's [RHEA in, xRHEA minted]. Unknown (?): xRHEA's reward msg (written `{"Reward":{}}` here) and whether it adds
+// reserves() is that stake's [RHEA in, xRHEA minted]. Not known (xRHEA's source is not public): its reward msg (written `{"Reward":{}}` here) and whether it adds
 // the xREF stake line (not written: the README asks for the `ft_mint` event). Unstaking is not modelled (its exit
 // fee rule is not public). The xRHEA supply starts at 1 xRHEA minted to the contract, backed by 1 RHEA the treasury
 // sends it (xREF divides by the supply, so it cannot start empty).

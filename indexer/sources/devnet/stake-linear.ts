@@ -3,7 +3,9 @@
 // attached mints it. Logs as dexes/stake-b/README.md and dexes/stake-d/README.md give them ("Exact formats"):
 //   LiNEAR: `linear` 1.0.1 `deposit` event, `stake` event, NEP-141 `ft_mint` (memo "stake"), then
 //           `Contract total staked balance is <N>. Total number of shares <S>`;
-//   rNEAR:  `rhea_lst` 1.0.0 `deposit` event, `ft_mint`, `stake` event, the same totals line.
+//   rNEAR:  `rhea_lst` 1.0.0 `deposit` event, `ft_mint`, `stake` event, the same totals line; its near-sdk 5
+//           build writes every key of its events sorted (`{"data":[{"amount":..,"validator_id":..}],"event":..,
+//           "standard":..,"version":..}`, as the source's own unit test asserts: dexes/stake-d/README.md).
 // Amounts with the folders' math.ts: LiNEAR charges floor(shares·N/S) of the deposit (the few yocto left stay the
 // account's unstaked balance) and adds ceil(shares·N/S) to N; rNEAR charges and adds the whole deposit.
 // Rewards: the operator's `epoch_update_rewards {validator_id}` raises N and logs the `epoch_update_rewards` event
@@ -34,6 +36,8 @@ interface LinearStyleOptions {
   /** The NEP-297 standard and version of its events (LiNEAR `linear` 1.0.1, rNEAR `rhea_lst` 1.0.0). */
   standard: string;
   version: string;
+  /** rNEAR's events come with their keys sorted (serde_json's map), LiNEAR's in the declared order. */
+  sortedKeys: boolean;
   /** LiNEAR: the deposit's rounding remainder stays unstaked and the mint comes after the stake event. */
   flavour: 'linear' | 'rnear';
   /** Writes `STATE` on every change (LiNEAR; rNEAR's layout is not known). */
@@ -89,7 +93,7 @@ abstract class LinearStyleDevnet implements DevnetDex {
 
   /** `deposit_and_stake {}` with `deposit` attached, signed by `account`. */
   stake(world: World, account: string, deposit: bigint): Receipt {
-    const { id, standard, version, flavour } = this.options;
+    const { id, flavour } = this.options;
     const contractId = this.contractId;
     const call = { method: 'deposit_and_stake', args: {}, deposit, gas: 50n * TGAS };
     return world.chain.transact(account, contractId, [call], (r) => {
@@ -97,7 +101,7 @@ abstract class LinearStyleDevnet implements DevnetDex {
       const before = this.unstaked.get(account) ?? 0n;
       const afterDeposit = before + deposit;
       this.unstaked.set(account, afterDeposit);
-      r.event(standard, version, 'deposit', [{ account_id: account, amount: deposit.toString(), new_unstaked_balance: afterDeposit.toString() }]);
+      this.event(r, 'deposit', [{ account_id: account, amount: deposit.toString(), new_unstaked_balance: afterDeposit.toString() }]);
       let minted: bigint;
       let charged: bigint;
       let after: StakeRateState;
@@ -118,9 +122,9 @@ abstract class LinearStyleDevnet implements DevnetDex {
         new_unstaked_balance: unstaked.toString(),
         new_stake_shares: (world.tokens.balance(contractId, account) + minted).toString(),
       };
-      if (flavour === 'linear') r.event(standard, version, 'stake', [stakeEvent]);
+      if (flavour === 'linear') this.event(r, 'stake', [stakeEvent]);
       world.tokens.mint(r, account, minted, 'stake');
-      if (flavour === 'rnear') r.event(standard, version, 'stake', [stakeEvent]);
+      if (flavour === 'rnear') this.event(r, 'stake', [stakeEvent]);
       r.log(`Contract total staked balance is ${this.totals[0]}. Total number of shares ${this.totals[1]}`);
       this.logged = [...this.totals];
       this.writeState(r);
@@ -137,11 +141,18 @@ abstract class LinearStyleDevnet implements DevnetDex {
       this.snapshot(r);
       const oldBalance = this.totals[0];
       this.totals = [oldBalance + rewards, this.totals[1]];
-      r.event(this.options.standard, this.options.version, 'epoch_update_rewards', [
+      this.event(r, 'epoch_update_rewards', [
         { validator_id: validator, old_balance: oldBalance.toString(), new_balance: this.totals[0].toString(), rewards: rewards.toString() },
       ]);
       this.writeState(r);
     });
+  }
+
+  /** An event of the contract's own standard, keys in the order its build writes them. */
+  private event(r: Receipt, name: string, data: unknown[]): void {
+    const { standard, version, sortedKeys } = this.options;
+    if (!sortedKeys) r.event(standard, version, name, data);
+    else r.log(`EVENT_JSON:${JSON.stringify(withSortedKeys({ standard, version, event: name, data }))}`);
   }
 
   private snapshot(r: Receipt): void {
@@ -176,7 +187,7 @@ export class StakeBDevnet extends LinearStyleDevnet {
   readonly id = 'StakeB' as const;
 
   constructor() {
-    super({ id: 'StakeB', standard: 'linear', version: '1.0.1', flavour: 'linear', writesState: true, genesisRewardPercent: 30n });
+    super({ id: 'StakeB', standard: 'linear', version: '1.0.1', sortedKeys: false, flavour: 'linear', writesState: true, genesisRewardPercent: 30n });
   }
 
   protected contractOf(world: World): string {
@@ -189,10 +200,17 @@ export class StakeDDevnet extends LinearStyleDevnet {
 
   constructor() {
     // `rhea_lst` 1.0.0: the rNEAR source's event.rs (S, see dexes/stake-d/README.md).
-    super({ id: 'StakeD', standard: 'rhea_lst', version: '1.0.0', flavour: 'rnear', writesState: false, genesisRewardPercent: 2n });
+    super({ id: 'StakeD', standard: 'rhea_lst', version: '1.0.0', sortedKeys: true, flavour: 'rnear', writesState: false, genesisRewardPercent: 2n });
   }
 
   protected contractOf(world: World): string {
     return world.contracts.StakeD;
   }
+}
+
+/** A JSON value with every object's keys in sorted order, as serde_json's default map writes them. */
+function withSortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withSortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => [k, withSortedKeys(v)]));
 }
