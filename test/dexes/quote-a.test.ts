@@ -1,16 +1,17 @@
 // QuoteA (NEAR Intents verifier `intents.near`): trades from `token_diff` events. No fixture block touches the
-// verifier, so the main case replays the logs of one real mainnet `execute_intents` receipt (a solver filling a
-// user's SOL -> BNB-on-HOT swap), copied from a public transaction dump, in a hand-built block; its expected values
-// are read off those log lines by hand.
-import { readdirSync } from 'node:fs';
+// verifier, so the main cases replay the receipts of one real mainnet `execute_intents` transaction (a solver
+// filling a user's SOL -> BNB-on-HOT swap; test/fixtures/truth/quote-a, a public transaction dump) in hand-built
+// blocks; its expected values are read off those log lines by hand.
 import { describe, expect, it } from 'vitest';
+import { Devnet } from '../../indexer/sources/devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { blockView, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import type { SwapEvent } from '../../dexes/events.ts';
+import type { UndecodedEvent } from '../../near/events.ts';
 import { decodeQuoteA, intentsTokenId } from '../../dexes/quote-a/decode.ts';
 import { tokenDiffFee } from '../../dexes/quote-a/math.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
+import { HAVE_FIXTURES, fixtureFiles, loadBlock, noteIfMissing, readDataText } from '../harness/fixtures.ts';
 
 noteIfMissing();
 
@@ -90,12 +91,59 @@ describe('QuoteA on hand-built blocks', () => {
         tokenDiff('alice.near', { 'nep141:wrap.near': '-1000', 'nep141:usdt.tether-token.near': '3' }), // no fees_collected
         tokenDiff('bob.near', { 'nep141:wrap.near': '-1', 'nep141:a.near': '-2', 'nep141:b.near': '3' }), // two paid
         tokenDiff('carol.near', { 'nep141:wrap.near': '5' }), // one token
-        tokenDiff('dave.near', { 'nep141:wrap.near': '-5', 'nep141:b.near': 'lots' }), // not a number
-        tokenDiff('NOT AN ACCOUNT', { 'nep141:wrap.near': '-5', 'nep141:b.near': '5' }),
       ],
     });
     expect(decodeQuoteA(block, C)).toEqual([
       swap('q2', 0, { trader: 'alice.near', tokenIn: 'wrap.near', tokenOut: 'usdt.tether-token.near', amountIn: 1000n, amountOut: 3n, totalFee: null }),
+    ]);
+  });
+
+  it('undecoded: a token_diff we cannot read, a dip4 event the source never had, a line that is no event', () => {
+    const notANumber = tokenDiff('dave.near', { 'nep141:wrap.near': '-5', 'nep141:b.near': 'lots' });
+    const notAnAccount = tokenDiff('NOT AN ACCOUNT', { 'nep141:wrap.near': '-5', 'nep141:b.near': '5' });
+    // The real receipt's token_diff line with the event renamed, in the real format.
+    const renamed = REAL_LOGS[0]!.replace('"event":"token_diff"', '"event":"token_swap"');
+    const plain = 'Transfer 5 from a.near to b.near';
+    // Not QuoteA's: another standard's event (NEP-245 has no mt_lock), and a malformed EVENT_JSON line (the core
+    // NEP-297 decoder reports it).
+    const others = ['EVENT_JSON:{"standard":"nep245","version":"1.0.0","event":"mt_lock","data":[]}', 'EVENT_JSON:{"standard":"dip4",'];
+    const block = blockOf({ id: 'q3', to: 'intents.near', logs: [notANumber, notAnAccount, renamed, plain, ...others, REAL_LOGS[1]!] });
+    const undecoded = (index: number, reason: string, raw: string): UndecodedEvent => ({
+      blockHeight: HEIGHT,
+      timestampMs: 1_700_000_000_123,
+      receiptId: 'q3',
+      txHash: null,
+      index,
+      kind: 'undecoded',
+      dex: 'QuoteA',
+      input: 'log',
+      contractId: 'intents.near',
+      poolId: null,
+      reason,
+      raw,
+    });
+    expect(decodeQuoteA(block, C)).toEqual([
+      undecoded(0, 'token_diff item 0: a delta is not a signed integer', notANumber),
+      undecoded(1, 'token_diff item 0 has no account_id and diff', notAnAccount),
+      undecoded(2, 'unknown dip4 event token_swap', renamed),
+      undecoded(3, 'not a NEP-297 event: the verifier logs nothing else', plain),
+      // The user's side of the real settlement still reads (see the first test).
+      swap('q3', 4, { trader: USER, tokenIn: 'sol.omft.near', tokenOut: BNB_ON_HOT, amountIn: 19_000_000n, amountOut: 2_541_550_816_890_741n, totalFee: 19n }),
+    ]);
+  });
+
+  it('the whole real transaction: every intents.near receipt of it, and nothing undecoded', () => {
+    // Every outcome of the transaction succeeded (statuses SuccessValue / SuccessReceiptId), as the hand-built ones do.
+    const tx = JSON.parse(readDataText('truth/quote-a/HoWytDmLdYF4MnmayBSArwxef6Tj6pDYjnuNCVdSEnXe.tx-status.json')) as {
+      receipts_outcome: Array<{ id: string; outcome: { executor_id: string; logs: string[] } }>;
+    };
+    const receipts = tx.receipts_outcome.map((o) => ({ id: o.id, to: o.outcome.executor_id, logs: o.outcome.logs }));
+    // 11 outcomes, 6 of them intents.near's; only z6Rx.. logs (the six lines of REAL_LOGS).
+    expect(receipts.filter((r) => r.to === 'intents.near').map((r) => r.logs.length)).toEqual([6, 0, 0, 0, 0, 0]);
+    const z6 = 'z6RxSWKZD7cgpU2sArqTVUQQRLe2mv8z2sJrMHti1uA';
+    expect(decodeQuoteA(blockOf(...receipts), C)).toEqual([
+      swap(z6, 0, { trader: 'solver-priv-liq.near', tokenIn: BNB_ON_HOT, tokenOut: 'sol.omft.near', amountIn: 2_541_553_358_444_100n, amountOut: 18_999_981n, totalFee: 2_541_553_359n }),
+      swap(z6, 1, { trader: USER, tokenIn: 'sol.omft.near', tokenOut: BNB_ON_HOT, amountIn: 19_000_000n, amountOut: 2_541_550_816_890_741n, totalFee: 19n }),
     ]);
   });
 
@@ -123,12 +171,25 @@ describe('QuoteA math: the verifier fee (no pool math: request for quote)', () =
 });
 
 describe.skipIf(!HAVE_FIXTURES)('QuoteA on real blocks', () => {
-  it('no fixture holds a receipt of intents.near (checked with python), so none decodes to a trade', () => {
-    const files: string[] = [];
-    for (const net of ['mainnet', 'testnet']) {
-      for (const f of readdirSync(`${FIXTURES_DIR}/${net}`)) if (f.endsWith('.json')) files.push(`${net}/${f}`);
-    }
+  it('no fixture holds a receipt of intents.near (checked with python), so none decodes to anything', () => {
+    const files = [...fixtureFiles('mainnet'), ...fixtureFiles('testnet')];
     expect(files.length).toBe(32);
     for (const rel of files) expect(decodeQuoteA(loadBlock(rel), C), rel).toEqual([]);
+  });
+});
+
+describe('the devnet writes only the formats the QuoteA decoder knows', () => {
+  it('over 600 seeded blocks, nothing of QuoteA is undecoded, and it trades', () => {
+    const devnet = new Devnet({ seed: 'formats' });
+    const undecoded: string[] = [];
+    let swaps = 0;
+    for (let i = 0; i < 600; i++) {
+      for (const e of decodeQuoteA(normalizeStreamerMessage(devnet.next()), C)) {
+        if (e.kind === 'undecoded') undecoded.push(`${e.reason}: ${e.raw.slice(0, 200)}`);
+        if (e.kind === 'swap') swaps++;
+      }
+    }
+    expect(undecoded).toEqual([]);
+    expect(swaps).toBeGreaterThan(0);
   });
 });

@@ -2,15 +2,15 @@
 // fixture JSON with python3 (every receipt executed by wrap.near with a near_deposit/near_withdraw call and its
 // `Deposit/Withdraw <n> NEAR` log; every v2.ref-finance.near `ft_on_transfer` with msg "" and every `withdraw`),
 // never produced by the code under test. Hand-built blocks use near/lake-json.ts.
-import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { Devnet } from '../../indexer/sources/devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { blockView, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
 import { MAINNET_CONTRACTS, TESTNET_CONTRACTS } from '../../dexes/contracts.ts';
 import type { SwapEvent } from '../../dexes/events.ts';
 import { decodeWrap } from '../../dexes/wrap/decode.ts';
 import { WNEAR_STORAGE_MINIMUM, wnearMintedByDeposit, wrapAmountIn, wrapAmountOut } from '../../dexes/wrap/math.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
+import { HAVE_FIXTURES, fixtureFiles, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
 
 noteIfMissing();
 
@@ -193,6 +193,35 @@ describe('Wrap on hand-built blocks', () => {
     expect(decodeWrap(block, C)).toEqual([]);
   });
 
+  it('a near_deposit / near_withdraw that yields no mint / burn is undecoded; a line the core reports is the core\'s', () => {
+    const undecoded = (receiptId: string, reason: string, raw: string) => ({
+      blockHeight: HEIGHT,
+      timestampMs: 1_700_000_000_123,
+      receiptId,
+      txHash: null,
+      index: 0,
+      kind: 'undecoded',
+      dex: 'Wrap',
+      input: 'log',
+      contractId: 'wrap.near',
+      poolId: null,
+      reason,
+      raw,
+    });
+    const block = blockOf(
+      // Another wording (w_near.rs writes `Deposit {} NEAR to {}`): no reader takes it, so no mint.
+      { id: 'u1', from: 'alice.near', to: 'wrap.near', calls: [{ method: 'near_deposit', args: {}, deposit: 7n }], logs: ['Deposited 7 yocto for alice.near'] },
+      // No line at all.
+      { id: 'u2', from: 'bob.near', to: 'wrap.near', calls: [{ method: 'near_withdraw', args: { amount: '5' }, deposit: 1n }], logs: [] },
+      // The real wording with an account id that is none: the core decoder reports the line (NEP-141), Wrap adds nothing.
+      { id: 'u3', from: 'carol.near', to: 'wrap.near', calls: [{ method: 'near_deposit', args: {}, deposit: 7n }], logs: ['Deposit 7 NEAR to NOT_AN_ACCOUNT'] },
+    );
+    expect(decodeWrap(block, C)).toEqual([
+      undecoded('u1', 'near_deposit without a readable mint', 'Deposited 7 yocto for alice.near'),
+      undecoded('u2', 'near_withdraw without a readable burn', ''),
+    ]);
+  });
+
   it('takes contract ids from the config it is given', () => {
     const block = blockOf({ id: 't1', from: 'alice.testnet', to: 'wrap.testnet', calls: [{ method: 'near_deposit', args: {}, deposit: 2n }], logs: ['Deposit 2 NEAR to alice.testnet'] });
     expect(decodeWrap(block, C)).toEqual([]);
@@ -273,16 +302,8 @@ describe.skipIf(!HAVE_FIXTURES)('Wrap on real blocks', () => {
     ],
   };
 
-  const allFixtures = (): string[] => {
-    const files: string[] = [];
-    for (const net of ['mainnet', 'testnet']) {
-      for (const f of readdirSync(`${FIXTURES_DIR}/${net}`)) if (f.endsWith('.json')) files.push(`${net}/${f}`);
-    }
-    return files.sort();
-  };
-
-  it('finds exactly the conversions of every fixture, and only those', () => {
-    const files = allFixtures();
+  it('finds exactly the conversions of every fixture, and only those (nothing undecoded)', () => {
+    const files = [...fixtureFiles('mainnet'), ...fixtureFiles('testnet')];
     expect(files.length).toBe(32);
     let found = 0;
     for (const rel of files) {
@@ -292,5 +313,21 @@ describe.skipIf(!HAVE_FIXTURES)('Wrap on real blocks', () => {
       found += expected.length;
     }
     expect(found).toBe(5);
+  });
+});
+
+describe('the devnet writes only the formats the Wrap decoder knows', () => {
+  it('over 600 seeded blocks, nothing of Wrap is undecoded, and it trades', () => {
+    const devnet = new Devnet({ seed: 'formats' });
+    const undecoded: string[] = [];
+    let swaps = 0;
+    for (let i = 0; i < 600; i++) {
+      for (const e of decodeWrap(normalizeStreamerMessage(devnet.next()), C)) {
+        if (e.kind === 'undecoded') undecoded.push(`${e.reason}: ${e.raw.slice(0, 200)}`);
+        if (e.kind === 'swap') swaps++;
+      }
+    }
+    expect(undecoded).toEqual([]);
+    expect(swaps).toBeGreaterThan(0);
   });
 });
