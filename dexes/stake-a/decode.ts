@@ -48,8 +48,8 @@ const NSLP_MOVES: Record<string, { field: string; sign: bigint }> = {
 const NSLP_ACCOUNT = '..NSLP..';
 
 /**
- * The lines meta-pool.near's source has logged (`log!`, `event!`, and the `debug!` ones prod builds drop) that the
- * loop above does not read (STAKE, LIQ.U, NSLP.clr, ADD.L, REM.L, the discount and cuts lines), over the
+ * The lines meta-pool.near's source has logged (`log!`, `event!`, and the `debug!` ones prod builds drop) that
+ * decodeStakeA does not read (it reads STAKE, LIQ.U, NSLP.clr, ADD.L, REM.L, the discount and cuts lines), over the
  * whole history of Meta-Pool/liquid-staking-contract (c1f2952, 2020-11, to e9855e2, 2025-09: it holds the
  * Narwallets/meta-pool history) `metapool/src/`, and its NEP-141 events (since 700ac31, 2024-04; the core decoder
  * reads them). Left out: `{} {} {}` of the pre-launch builds up to 02a3b25 (2021-04), which would match nearly
