@@ -8,7 +8,7 @@
 //    the simulator alone producing the same blocks as text: the ratio says what indexing costs on top of the
 //    source.
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,7 +25,7 @@ import { readText } from '../indexer/sources/raw.ts';
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 2000);
 const DEVNET_BLOCKS = Number(process.env.BENCH_DEVNET_BLOCKS ?? 10_000);
 const FIRST = 200_000_000;
-const fixtures = fileURLToPath(new URL('../../shared/fixtures/blocks/mainnet/', import.meta.url));
+const fixtures = fileURLToPath(new URL('../test/fixtures/blocks/mainnet/', import.meta.url));
 const never = new AbortController().signal;
 
 const work = path.join(tmpdir(), `dexlake-bench-ingest-${randomBytes(6).toString('hex')}`);
@@ -70,8 +70,7 @@ async function freshDb(): Promise<Db> {
 }
 
 try {
-  if (existsSync(fixtures)) await mainnetRun();
-  else console.log(`mainnet run skipped: ${fixtures} is absent`);
+  await mainnetRun();
   await devnetRun();
 } finally {
   await stopPg();
@@ -84,9 +83,9 @@ async function mainnetRun(): Promise<void> {
 
   // Re-label: height H gets hash `bench-H` and prev_hash `bench-(H-1)`, in whichever casing the file uses.
   const originals = readdirSync(fixtures)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => f.endsWith('.json.gz'))
     .sort()
-    .map((f) => JSON.parse(readFileSync(path.join(fixtures, f), 'utf8')) as { block: { header: Record<string, unknown> } });
+    .map((f) => JSON.parse(readText(path.join(fixtures, f))) as { block: { header: Record<string, unknown> } });
   let bytes = 0;
   for (let i = 0; i < BLOCKS; i++) {
     const message = originals[i % originals.length]!;

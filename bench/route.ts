@@ -1,6 +1,6 @@
 // AmmA routing against Ref's own SDK (`@ref-finance/ref-sdk` estimateSwap, smart routing), offline, over the same
 // pools, in the same process:
-// 1. The Ref indexer pool snapshot (../shared/fixtures/pools/) goes through `dexlake pools import`'s functions into a
+// 1. The Ref indexer pool snapshot (test/fixtures/pools/) goes through `dexlake pools import`'s functions into a
 //    fresh database; the router's in-memory graph is loaded from the `pools` table, and the SDK gets the same rows
 //    as its `Pool` objects.
 // 2. A seeded set of cases over the best-connected tokens: direct, 2-hop and 3-hop pairs (shortest distance in the
@@ -17,8 +17,7 @@
 // amounts are our raw units (its routing math is scale-free). `fetch` throws during the SDK's calls, and the number
 // of attempts is printed.
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,8 +35,9 @@ import { simpleGetAmountOut, simpleSwap } from '../dexes/amm-a/math.ts';
 import { contractsOf } from '../dexes/contracts.ts';
 import { parsePoolsJson, poolStateEvents } from '../indexer/pools-import/parse.ts';
 import { writeImport } from '../indexer/pools-import/write.ts';
+import { readText } from '../indexer/sources/raw.ts';
 
-const POOLS_FILE = fileURLToPath(new URL('../../shared/fixtures/pools/ref-indexer-pools-2024-04.json', import.meta.url));
+const POOLS_FILE = fileURLToPath(new URL('../test/fixtures/pools/ref-indexer-pools-2024-04.json.gz', import.meta.url));
 const CASES_PER_KIND = Number(process.env.BENCH_ROUTE_CASES ?? 80);
 const SEED = Number(process.env.BENCH_ROUTE_SEED ?? 20240401);
 /** The snapshot records no height; early April 2024 is about here. */
@@ -125,11 +125,7 @@ function sdkActions(views: readonly EstimateSwapView[], tokenIn: string): SwapAc
 
 // ---- the run ----
 
-if (!existsSync(POOLS_FILE)) {
-  console.log(`bench:route skipped: ${POOLS_FILE} is absent`);
-} else {
-  await run();
-}
+await run();
 
 async function run(): Promise<void> {
   const work = path.join(tmpdir(), `dexlake-bench-route-${randomBytes(6).toString('hex')}`);
@@ -146,7 +142,7 @@ async function run(): Promise<void> {
   try {
     await migrateToLatest(db.kysely);
     // What `dexlake pools import FILE --height H` does (cli/pools.ts), with the same functions.
-    const parsed = parsePoolsJson(JSON.parse(await readFile(POOLS_FILE, 'utf8')));
+    const parsed = parsePoolsJson(JSON.parse(readText(POOLS_FILE)));
     const contracts = contractsOf('mainnet');
     await writeImport(db, IMPORT_HEIGHT, poolStateEvents(parsed.pools, { contractId: contracts.AmmA, height: IMPORT_HEIGHT, timestampMs: 0 }));
     const graph = new RoutingGraph(db);

@@ -7,7 +7,7 @@
 // - `get_pools answer`: a saved JSON-RPC answer of that call, `{result: {result: [bytes], block_height, block_hash}}`;
 //   it carries its block height.
 // - `ref-indexer`: Ref's own indexer API, `{pools: [...]}` or a bare array of pools with `pool_id`
-//   (../shared/fixtures/pools/README.md). Its simple pools give their reserves as `asset_amount`/`fiat_amount` of
+//   (test/fixtures/pools/README.md). Its simple pools give their reserves as `asset_amount`/`fiat_amount` of
 //   `asset_info_id`/`fiat_info_id` (or as `amounts`), in smallest units.
 //
 // Only what is exact becomes an event. A simple pool is fully given by its tokens, reserves and fee (the simple-pool

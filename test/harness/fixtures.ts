@@ -1,34 +1,52 @@
-// The real blocks in ../shared/fixtures/blocks (relative to the repository root): read from there, never copied
-// into the repository. Tests that need them skip, with one note, when the folder is absent.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+// The real test data in test/fixtures/ (sources and licenses in its SOURCES.md, README.md and LICENSES.md): blocks,
+// the Ref pool snapshot and an intents transaction. Each JSON file is stored gzipped (`mainnet/81206675.json` is
+// `mainnet/81206675.json.gz`) and read here by the name it had before, gunzipped in memory; the Lake-layout folder is
+// kept uncompressed, as the bucket stores it.
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readText } from '../../indexer/sources/raw.ts';
 import { normalizeLakeLayout, normalizeStreamerMessage, type Block } from '../../near/block.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const FIXTURES_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
+/** The blocks: `mainnet/`, `testnet/`, `localnet/lake-layout/`, and their SOURCES.md. */
+export const FIXTURES_DIR = path.join(FIXTURES_ROOT, 'blocks');
 
-export const FIXTURES_DIR = path.resolve(repoRoot, '../shared/fixtures/blocks');
-export const HAVE_FIXTURES = existsSync(FIXTURES_DIR);
+// The fixtures live in the repository now; these stay until no test file guards on them.
+export const HAVE_FIXTURES = true;
 export const SKIP_MESSAGE = `${FIXTURES_DIR} is absent: skipping the tests on real blocks`;
+export function noteIfMissing(): void {}
 
-let warned = false;
-export function noteIfMissing(): void {
-  if (!HAVE_FIXTURES && !warned) {
-    warned = true;
-    console.warn(SKIP_MESSAGE);
-  }
+/** Where a file of `root` is stored: as named, else gzipped beside that name. */
+function stored(root: string, rel: string): string {
+  const plain = path.join(root, rel);
+  return existsSync(plain) || !existsSync(`${plain}.gz`) ? plain : `${plain}.gz`;
 }
 
+/** The stored path of a block fixture (`mainnet/81206675.json` -> its `.json.gz`), a folder, or SOURCES.md. */
 export function fixturePath(rel: string): string {
-  return path.join(FIXTURES_DIR, rel);
+  return stored(FIXTURES_DIR, rel);
 }
 
 export function readFixtureText(rel: string): string {
-  return readFileSync(fixturePath(rel), 'utf8');
+  return readText(fixturePath(rel));
 }
 
 export function readFixture(rel: string): unknown {
   return JSON.parse(readFixtureText(rel));
+}
+
+/** The combined-message blocks of one network (`mainnet`), by the names `loadBlock` takes, in name order. */
+export function fixtureFiles(net: string): string[] {
+  return readdirSync(path.join(FIXTURES_DIR, net))
+    .filter((f) => /\.json(\.gz)?$/.test(f))
+    .map((f) => `${net}/${f.replace(/\.gz$/, '')}`)
+    .sort();
+}
+
+/** Any file of test/fixtures (`pools/ref-indexer-pools-2024-04.json`, `truth/quote-a/...`) as text, gunzipped. */
+export function readDataText(rel: string): string {
+  return readText(stored(FIXTURES_ROOT, rel));
 }
 
 const cache = new Map<string, Block>();
@@ -44,8 +62,7 @@ export function loadBlock(rel: string): Block {
 }
 
 function loadLakeLayout(rel: string): Block {
-  const dir = fixturePath(rel);
-  const read = (f: string): unknown => JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
-  const shards = readdirSync(dir).filter((f) => /^shard_\d+\.json$/.test(f));
+  const read = (f: string): unknown => readFixture(path.join(rel, f));
+  const shards = readdirSync(fixturePath(rel)).filter((f) => /^shard_\d+\.json$/.test(f));
   return normalizeLakeLayout(read('block.json'), shards.map(read));
 }

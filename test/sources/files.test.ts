@@ -4,23 +4,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { filesSource } from '../../indexer/sources/files.ts';
-import { HAVE_FIXTURES, SKIP_MESSAGE, drain, fixturePath, loadBlock, readMessage } from './helpers.ts';
-
-if (!HAVE_FIXTURES) console.warn(`[test/sources] ${SKIP_MESSAGE}`);
+import { drain, fixturePath, loadBlock, readFixtureText, readMessage } from './helpers.ts';
 
 const never = new AbortController().signal;
 
-/** Heights as the file names give them: `100596707.json` -> 100596707; `190534818-alt.json` is the same block. */
+/** Heights as the file names give them: `100596707.json.gz` -> 100596707; `190534818-alt.json.gz` is the same block. */
 function heightsFromNames(dir: string): number[] {
   const heights = new Set<number>();
   for (const entry of readdirSync(fixturePath(dir), { recursive: true, withFileTypes: true })) {
-    const match = /^(\d+)(?:-[a-z]+)?(?:\.json)?$/.exec(entry.name);
-    if (match && (entry.isDirectory() || entry.name.endsWith('.json'))) heights.add(Number(match[1]));
+    const match = /^(\d+)(?:-[a-z]+)?(?:\.json\.gz)?$/.exec(entry.name);
+    if (match && (entry.isDirectory() || entry.name.endsWith('.json.gz'))) heights.add(Number(match[1]));
   }
   return [...heights].sort((a, b) => a - b);
 }
 
-describe.skipIf(!HAVE_FIXTURES)('files: source', () => {
+describe('files: source', () => {
   let tmp = '';
   beforeAll(() => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'dexlake-files-'));
@@ -35,7 +33,7 @@ describe.skipIf(!HAVE_FIXTURES)('files: source', () => {
     return mkdtempSync(dir);
   }
 
-  it('a folder of combined files: every block, in increasing height order, as the names say', async () => {
+  it('a folder of gzipped combined files (the fixtures): every block, in increasing height order, as the names say', async () => {
     const source = filesSource(fixturePath('mainnet'));
     expect(source.sparse).toBe(true);
     const blocks = await drain(source.blocks({}, never));
@@ -80,7 +78,7 @@ describe.skipIf(!HAVE_FIXTURES)('files: source', () => {
 
   it('does not open a file outside the range when its name gives the height', async () => {
     const dir = tmpDir('range');
-    copyFileSync(fixturePath('mainnet/70834061.json'), path.join(dir, '70834061.json'));
+    writeFileSync(path.join(dir, '70834061.json'), readFixtureText('mainnet/70834061.json'));
     writeFileSync(path.join(dir, '5.json'), 'not json at all');
     writeFileSync(path.join(dir, '99999999999.json.gz'), 'not gzip either');
     const heights = (await drain(filesSource(dir).blocks({ from: 6, to: 99999999998 }, never))).map((b) => b.height);
@@ -91,19 +89,22 @@ describe.skipIf(!HAVE_FIXTURES)('files: source', () => {
 
   it('a .json.gz file gives the same block as the plain file', async () => {
     const dir = tmpDir('gzip');
+    const plain = path.join(dir, '61321189.json');
+    writeFileSync(plain, readFixtureText('mainnet/61321189.json'));
     const gz = path.join(dir, '61321189.json.gz');
-    writeFileSync(gz, gzipSync(readFileSync(fixturePath('mainnet/61321189.json'))));
+    writeFileSync(gz, gzipSync(readFileSync(plain)));
     const blocks = await drain(filesSource(gz).blocks({}, never));
+    expect(blocks).toEqual(await drain(filesSource(plain).blocks({}, never)));
     expect(blocks).toEqual([loadBlock('mainnet/61321189.json')]);
     // Its height comes from the name, inside a folder too.
-    copyFileSync(fixturePath('mainnet/34834052.json'), path.join(dir, '34834052.json'));
+    copyFileSync(fixturePath('mainnet/34834052.json'), path.join(dir, '34834052.json.gz'));
     const heights = (await drain(filesSource(dir).blocks({ from: 50000000 }, never))).map((b) => b.height);
     expect(heights).toEqual([61321189]);
   });
 
   it('text beyond ASCII reads as UTF-8 (pure ASCII files take a faster path)', async () => {
     const dir = tmpDir('utf8');
-    const message = JSON.parse(readFileSync(fixturePath('mainnet/61321189.json'), 'utf8')) as unknown;
+    const message = readMessage('mainnet/61321189.json') as unknown;
     const log = 'naïve ☃ 𝄞 memo';
     type Shard = { receiptExecutionOutcomes: { executionOutcome: { outcome: { logs: string[] } } }[] }; // camelCase
     const outcomes = (message as { shards: Shard[] }).shards.flatMap((s) => s.receiptExecutionOutcomes);
@@ -145,9 +146,9 @@ describe.skipIf(!HAVE_FIXTURES)('files: source', () => {
 
   it('a file named for one height that holds another is an error', async () => {
     const dir = tmpDir('mislabelled');
-    copyFileSync(fixturePath('mainnet/34834052.json'), path.join(dir, '34834099.json'));
+    copyFileSync(fixturePath('mainnet/34834052.json'), path.join(dir, '34834099.json.gz'));
     await expect(drain(filesSource(dir).blocks({}, never))).rejects.toThrow(
-      /34834099\.json: expected block 34834099, holds block 34834052/,
+      /34834099\.json\.gz: expected block 34834099, holds block 34834052/,
     );
   });
 });

@@ -1,9 +1,8 @@
 // Shared by the source tests: where the real blocks are, reading them, and draining a source.
-import { readFileSync } from 'node:fs';
-import { fixturePath } from '../harness/fixtures.ts';
+import { readFixture } from '../harness/fixtures.ts';
 import type { Block } from '../../near/block.ts';
 
-export { FIXTURES_DIR, HAVE_FIXTURES, SKIP_MESSAGE, fixturePath, loadBlock } from '../harness/fixtures.ts';
+export { fixturePath, loadBlock, readFixtureText } from '../harness/fixtures.ts';
 
 export interface Message {
   block: Record<string, unknown>;
@@ -12,7 +11,7 @@ export interface Message {
 
 /** A combined `{block, shards}` fixture as parsed JSON. */
 export function readMessage(rel: string): Message {
-  return JSON.parse(readFileSync(fixturePath(rel), 'utf8')) as Message;
+  return readFixture(rel) as Message;
 }
 
 /** The same message with another height in its header. */

@@ -3,8 +3,8 @@ import { openSource } from '../../indexer/sources/index.ts';
 
 describe('openSource', () => {
   it('opens each spec form', async () => {
-    expect(await openSource('files:../shared/fixtures/blocks/mainnet')).toMatchObject({
-      name: 'files:../shared/fixtures/blocks/mainnet',
+    expect(await openSource('files:test/fixtures/blocks/mainnet')).toMatchObject({
+      name: 'files:test/fixtures/blocks/mainnet',
       sparse: true,
     });
     expect(await openSource('devnet')).toMatchObject({ name: 'devnet:dexlake', sparse: false });

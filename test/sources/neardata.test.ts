@@ -6,9 +6,7 @@ import { normalizeStreamerMessage } from '../../near/block.ts';
 import type { Block } from '../../near/block.ts';
 import { neardataSource } from '../../indexer/sources/neardata.ts';
 import type { NeardataOptions } from '../../indexer/sources/neardata.ts';
-import { HAVE_FIXTURES, SKIP_MESSAGE, drain, readMessage, relabel, within } from './helpers.ts';
-
-if (!HAVE_FIXTURES) console.warn(`[test/sources] ${SKIP_MESSAGE}`);
+import { drain, readMessage, relabel, within } from './helpers.ts';
 
 // A chain of heights 1000..1019 made of small real blocks re-labelled; the chain skipped 1003, 1006 and 1012.
 const GENESIS = 1000;
@@ -113,7 +111,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
   if (!condition()) throw new Error(`gave up waiting for ${what}`);
 }
 
-describe.skipIf(!HAVE_FIXTURES)('neardata: source', () => {
+describe('neardata: source', () => {
   let server: FakeNeardata | undefined;
   afterEach(async () => {
     await server?.stop();
