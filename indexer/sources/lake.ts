@@ -176,31 +176,55 @@ class LakeReader {
     return best;
   }
 
-  /** block.json, parsed for its chunk list, and the shard files' text (parsed later, where blocks are decoded). */
+  /**
+   * block.json, parsed for its chunk list, and the shard files' text (parsed again where blocks are decoded). Like
+   * neardata's answers, an object that is not what was asked for (not JSON, another height, no chunk list) is
+   * retried as a `malformed` source error: a block reaches the pipeline whole or not at all.
+   */
   async block(height: number): Promise<RawBlock> {
-    const blockJson: unknown = JSON.parse(await this.getText(`${pad(height)}/block.json`));
-    const chunks = (blockJson as { chunks?: unknown } | null)?.chunks;
-    if (!Array.isArray(chunks)) throw new Error(`lake: ${pad(height)}/block.json has no chunks list`);
-    // One shard file per chunk, named by the chunk's shard id (not by index: ids are sparse after resharding).
+    const blockKey = `${pad(height)}/block.json`;
+    const { blockJson, shardIds } = await this.getJson(blockKey, (value) => {
+      const block = value as { header?: { height?: unknown }; chunks?: unknown } | null;
+      if (block?.header?.height !== height) throw new MalformedLakeError(`${blockKey}: not the block of height ${height}`);
+      if (!Array.isArray(block.chunks)) throw new MalformedLakeError(`${blockKey}: no chunks list`);
+      // One shard file per chunk, named by the chunk's shard id (not by index: ids are sparse after resharding).
+      const shardIds = block.chunks.map((chunk: { shard_id?: unknown } | null) => chunk?.shard_id);
+      if (!shardIds.every((id) => typeof id === 'number')) throw new MalformedLakeError(`${blockKey}: a chunk without shard_id`);
+      return { blockJson: value, shardIds: shardIds as number[] };
+    });
     const shards = await Promise.all(
-      chunks.map((chunk: { shard_id?: unknown } | null) => {
-        const id = chunk?.shard_id;
-        if (typeof id !== 'number') throw new Error(`lake: ${pad(height)}/block.json: a chunk without shard_id`);
-        return this.getText(`${pad(height)}/shard_${id}.json`);
+      shardIds.map((id) => {
+        const key = `${pad(height)}/shard_${id}.json`;
+        return this.getJson(key, (value, text) => {
+          if ((value as { shard_id?: unknown } | null)?.shard_id !== id) throw new MalformedLakeError(`${key}: not the file of shard ${id}`);
+          return text;
+        });
       }),
     );
     return { kind: 'lake', height, block: blockJson, shards };
   }
 
-  private async getText(key: string): Promise<string> {
+  /** An object's JSON, retried (as `malformed`) until it parses and `check` accepts it. */
+  private async getJson<T>(key: string, check: (value: unknown, text: string) => T): Promise<T> {
     return this.send(key, async () => {
-      const out = await this.client.send(
-        new GetObjectCommand({ Bucket: this.where.bucket, Key: key, RequestPayer: 'requester' }),
-        { abortSignal: this.signal },
-      );
-      if (out.Body === undefined) throw new Error('empty body');
-      return out.Body.transformToString();
+      const text = await this.getText(key);
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (error) {
+        throw new MalformedLakeError(`${key}: not JSON (${(error as Error).message}; ${text.length} bytes)`);
+      }
+      return check(value, text);
     });
+  }
+
+  private async getText(key: string): Promise<string> {
+    const out = await this.client.send(
+      new GetObjectCommand({ Bucket: this.where.bucket, Key: key, RequestPayer: 'requester' }),
+      { abortSignal: this.signal },
+    );
+    if (out.Body === undefined) throw new Error('empty body');
+    return out.Body.transformToString();
   }
 
   private async send<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -226,8 +250,12 @@ class LakeReader {
   }
 }
 
+/** An object whose content is not what its key promises. */
+class MalformedLakeError extends Error {}
+
 /** The counter kind of a failed S3 call. */
 function lakeErrorKind(error: unknown): SourceErrorKind {
+  if (error instanceof MalformedLakeError) return 'malformed';
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   const status = e.$metadata?.httpStatusCode;
   if (status === 429 || e.name === 'SlowDown') return 'http_429';
@@ -238,10 +266,11 @@ function lakeErrorKind(error: unknown): SourceErrorKind {
 }
 
 /**
- * Worth retrying: no HTTP answer (refused, reset, timeout), 5xx, throttling, or a key not there yet. Not: missing
- * credentials, access denied, no such bucket, wrong region: they need a person.
+ * Worth retrying: no HTTP answer (refused, reset, timeout), 5xx, throttling, a key not there yet, or an object not
+ * (yet) what it should be. Not: missing credentials, access denied, no such bucket, wrong region: they need a person.
  */
 function isTransient(error: unknown): boolean {
+  if (error instanceof MalformedLakeError) return true;
   const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
   if (e.name === 'CredentialsProviderError') return false;
   const status = e.$metadata?.httpStatusCode;
