@@ -167,7 +167,7 @@ describe.skipIf(!HAVE_FIXTURES)('dexlake index, replay and rebuild from the fixt
   const FIRST_TO = 89402026;
   // vitest runs a skipped describe's body too: without the fixtures there is no folder to list.
   const heights = (HAVE_FIXTURES ? readdirSync(MAINNET) : [])
-    .map((name) => /^(\d+)\.json$/.exec(name)?.[1])
+    .map((name) => /^(\d+)\.json(?:\.gz)?$/.exec(name)?.[1])
     .filter((h) => h !== undefined)
     .map(Number)
     .sort((a, b) => a - b);

@@ -189,7 +189,7 @@ describe('the undecoded projection', () => {
     });
     // Two batches, so the trim runs over rows of an earlier batch too; another DEX's rows are not touched.
     for (const heights of [[1, 600], [601, KEEP_PER_DEX + 5]]) {
-      const events = [];
+      const events: UndecodedEvent[] = [];
       for (let h = heights[0]!; h <= heights[1]!; h++) events.push(event(h, 'X'));
       events.push(event(heights[1]! + 10_000, 'Y'));
       await inTransaction(db, (tx) => applyProjections(tx, prepareProjections(events)));
