@@ -89,7 +89,7 @@ describe('files: source', () => {
 
   it('a .json.gz file gives the same block as the plain file', async () => {
     const dir = tmpDir('gzip');
-    const plain = path.join(dir, '61321189.json');
+    const plain = path.join(tmpDir('plain'), '61321189.json');
     writeFileSync(plain, readFixtureText('mainnet/61321189.json'));
     const gz = path.join(dir, '61321189.json.gz');
     writeFileSync(gz, gzipSync(readFileSync(plain)));
