@@ -4,7 +4,7 @@
 // off the fixture JSON with python3 (a separate borsh reading of LiNEAR's STATE value), never produced by the
 // code under test.
 import { describe, expect, it } from 'vitest';
-import { Devnet } from '../../indexer/sources/devnet/devnet.ts';
+import { Devnet, unknownFormatLines } from '../../indexer/sources/devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { BorshWriter } from '../../near/borsh.ts';
 import { blockView, dataChange, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
@@ -649,6 +649,8 @@ describe.skipIf(!HAVE_FIXTURES)('stake decoders on real blocks', () => {
   });
 });
 
+const TRICKLE = new Set(unknownFormatLines(MAINNET_CONTRACTS).map((l) => l.line));
+
 describe('the devnet writes only the formats the stake decoders know', () => {
   it('over 600 seeded blocks, nothing of StakeA..StakeD is undecoded, and each of them trades', () => {
     const devnet = new Devnet({ seed: 'formats' });
@@ -657,7 +659,8 @@ describe('the devnet writes only the formats the stake decoders know', () => {
     for (let i = 0; i < 600; i++) {
       const block = normalizeStreamerMessage(devnet.next());
       for (const e of [decodeStakeA, decodeStakeB, decodeStakeC, decodeStakeD].flatMap((decode) => decode(block, C))) {
-        if (e.kind === 'undecoded') undecoded.push(`${e.dex} ${e.reason}: ${e.raw.slice(0, 200)}`);
+        // The devnet's trickle of unknown formats aside (test/devnet-undecoded.test.ts follows it).
+        if (e.kind === 'undecoded' && !TRICKLE.has(e.raw)) undecoded.push(`${e.dex} ${e.reason}: ${e.raw.slice(0, 200)}`);
         if (e.kind === 'swap') swaps.set(e.dex, (swaps.get(e.dex) ?? 0) + 1);
       }
     }

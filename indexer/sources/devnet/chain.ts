@@ -193,6 +193,16 @@ export class Chain {
     }
   }
 
+  /** The log lines of this block's successful receipts executed by `accountId`, so far, to append to. */
+  successfulLogs(accountId: string): string[][] {
+    const logs: string[][] = [];
+    for (const o of this.outcomes as Array<{ execution_outcome: { outcome: { executor_id: string; logs: string[]; status: RawStatus } } }>) {
+      const { executor_id: executor, logs: lines, status } = o.execution_outcome.outcome;
+      if (executor === accountId && !('Failure' in status)) logs.push(lines);
+    }
+    return logs;
+  }
+
   private currentHash(): string {
     return this.hash('block');
   }

@@ -46,13 +46,28 @@ export interface DevnetOptions {
   wallets?: number;
 }
 
+/** The lines the devnet's trickle logs: one per contract whose decoder reports what it cannot read. */
+export function unknownFormatLines(contracts: DexContracts): Array<{ contractId: string; line: string }> {
+  const event = (standard: string, name: string, data: unknown) => `EVENT_JSON:${JSON.stringify({ standard, version: '9.0.0', event: name, data })}`;
+  return [
+    { contractId: contracts.AmmA, line: 'Pool 0 paused by the guardian for 600 seconds' },
+    { contractId: contracts.AmmDclA, line: event('dcl.ref', 'pool_paused', [{ pool_id: 'x|y|2000', duration_sec: 600 }]) },
+    { contractId: contracts.AmmC, line: event('inteardex', 'fee_switch_toggled', { dex_id: contracts.AmmCXykDexId, enabled: true }) },
+    { contractId: contracts.Launch, line: event('aidols', 'curve_paused', [{ token_id: 'x.aidols.near' }]) },
+    { contractId: contracts.StakeA, line: 'Epoch rebalance postponed: 3 validators unreachable' },
+    { contractId: USDT, line: event('nep141', 'ft_freeze', [{ owner_id: 'alice.near', amount: '1' }]) },
+  ];
+}
+
 export class Devnet {
   readonly world: World;
   readonly dexes: DevnetDex[];
+  private readonly trickle: Rng;
 
   constructor(options: DevnetOptions = {}) {
     const seed = options.seed ?? 'dexlake';
     const rng = new Rng(seed);
+    this.trickle = new Rng(`${seed}|unknown-formats`);
     const chain = new Chain({ seed, genesisHeight: DEVNET_GENESIS_HEIGHT, genesisMs: DEVNET_GENESIS_MS, blockMs: DEVNET_BLOCK_MS, rng });
     const contracts = options.contracts ?? MAINNET_CONTRACTS;
     const wallets = Array.from({ length: options.wallets ?? 24 }, (_, i) => `${NAMES[i % NAMES.length]}${i < NAMES.length ? '' : i}.near`);
@@ -108,7 +123,24 @@ export class Devnet {
     const { chain } = this.world;
     if (chain.height === DEVNET_GENESIS_HEIGHT) this.genesis();
     else this.step();
+    this.unknownFormats();
     return chain.seal();
+  }
+
+  /**
+   * Now and then (about one block in 40, from a generator of its own so the market is the same with or without
+   * it) a successful receipt of a contract the decoders own logs one more line, in a format none of them knows: a
+   * contract upgraded on mainnet does exactly that. It runs the undecoded path (counter, table, `dexlake
+   * undecoded`) end to end on the devnet; the formats are the ones `unknownFormatLines` lists.
+   */
+  private unknownFormats(): void {
+    if (!this.trickle.chance(1 / 40)) return;
+    const candidates = unknownFormatLines(this.world.contracts).flatMap(({ contractId, line }) =>
+      this.world.chain.successfulLogs(contractId).map((logs) => ({ logs, line })),
+    );
+    if (!candidates.length) return;
+    const { logs, line } = this.trickle.pick(candidates);
+    logs.push(line);
   }
 
   private genesis(): void {
