@@ -35,9 +35,11 @@ interface Message {
 const REF_RECEIPT = '9DiG8Qe8xW5HgHfA5yaaWCjctKHcwQSwfpVAVLivNUPw';
 const POOL_3667_KEY = Buffer.concat([Buffer.from([0]), Buffer.from(new BigUint64Array([3667n]).buffer)]).toString('base64');
 const UNKNOWN_EVENT = 'EVENT_JSON:{"standard":"nep141","version":"1.0.0","event":"ft_freeze","data":[{"owner_id":"a.near","amount":"1"}]}';
+// In none of the formats ref-exchange has ever logged (dexes/amm-a/logs.ts lists them).
+const UNKNOWN_REF_LINE = 'Pool 3667 paused by the guardian for 600 seconds';
 
-/** Block 81206675 under another height and hash; `corrupt` appends one byte to pool 3667's value and a nep141
- * event with an unknown name to aurora's receipt 6jZh.... */
+/** Block 81206675 under another height and hash; `corrupt` appends one byte to pool 3667's value, a line in no
+ * known format to Ref's receipt and a nep141 event with an unknown name to aurora's receipt 6jZh.... */
 function copyOf81206675(height: number, corrupt: boolean): Message {
   const m = structuredClone(readFixture('mainnet/81206675.json')) as Message;
   m.block.header = { ...m.block.header, height, hash: `copy-of-81206675-at-${height}` };
@@ -54,9 +56,13 @@ function copyOf81206675(height: number, corrupt: boolean): Message {
         o.execution_outcome.outcome.logs.push(UNKNOWN_EVENT);
         written++;
       }
+      if (o.receipt.receipt_id === REF_RECEIPT) {
+        o.execution_outcome.outcome.logs.push(UNKNOWN_REF_LINE);
+        written++;
+      }
     }
   }
-  expect(written).toBe(2);
+  expect(written).toBe(3);
   return m;
 }
 
@@ -95,17 +101,20 @@ describe('undecoded input from the chain', () => {
   });
 
   it('keeps each with its height, receipt, reason and raw text', async () => {
-    const { rows } = await db.pool.query('select block_height, receipt_id, dex, kind, contract_id, pool_id, reason, raw from undecoded order by dex');
-    expect(rows).toHaveLength(2);
-    const [amm, nep141] = rows;
+    const { rows } = await db.pool.query('select block_height, receipt_id, dex, kind, contract_id, pool_id, reason, raw from undecoded order by dex, kind desc');
+    expect(rows).toHaveLength(3);
+    const [amm, ammLog, nep141] = rows;
     expect(amm).toMatchObject({ block_height: 81206676, receipt_id: REF_RECEIPT, dex: 'AmmA', kind: 'state', contract_id: 'v2.ref-finance.near', pool_id: '3667' });
     expect(amm.reason).toContain('1 leftover byte(s) after offset 174 of 175');
     expect(amm.raw.startsWith(`${POOL_3667_KEY}=`)).toBe(true);
     expect(Buffer.from(amm.raw.split('=')[1], 'base64')).toHaveLength(175);
+    // The receipt swaps through two pools (3667, 1395): the line names neither, so no pool goes stale for it.
+    expect(ammLog).toMatchObject({ block_height: 81206676, receipt_id: REF_RECEIPT, dex: 'AmmA', kind: 'log', contract_id: 'v2.ref-finance.near', pool_id: null, raw: UNKNOWN_REF_LINE });
     expect(nep141).toMatchObject({ block_height: 81206676, dex: 'NEP-141', kind: 'log', contract_id: 'aurora', pool_id: null, raw: UNKNOWN_EVENT });
     expect(nep141.reason).toBe('unknown nep141 event "ft_freeze"');
-    const totals = await db.pool.query('select dex, kind, count::int from undecoded_totals order by dex');
+    const totals = await db.pool.query('select dex, kind, count::int from undecoded_totals order by dex, kind');
     expect(totals.rows).toEqual([
+      { dex: 'AmmA', kind: 'log', count: 1 },
       { dex: 'AmmA', kind: 'state', count: 1 },
       { dex: 'NEP-141', kind: 'log', count: 1 },
     ]);
@@ -123,6 +132,7 @@ describe('undecoded input from the chain', () => {
   it('dexlake undecoded lists them, totals first; --dex filters; --json prints rows', async () => {
     const all = await dexlake(['undecoded'], url);
     expect(all.code, all.output).toBe(0);
+    expect(all.output).toMatch(/AmmA\s+log\s+1/);
     expect(all.output).toMatch(/AmmA\s+state\s+1/);
     expect(all.output).toMatch(/NEP-141\s+log\s+1/);
     expect(all.output).toContain(`81206676  AmmA  state  v2.ref-finance.near  pool 3667  receipt ${REF_RECEIPT}`);
@@ -161,6 +171,7 @@ describe('undecoded input from the chain', () => {
       await runIndexer({ db, source: `files:${dir}`, logger: processLogger('indexer', 'silent'), signal: new AbortController().signal, onUndecoded: status.addUndecoded });
       const metrics = await (await fetch(`http://127.0.0.1:${status.port}/metrics`)).text();
       expect(metrics).toContain('dexlake_indexer_undecoded_total{dex="AmmA",kind="state"} 2');
+      expect(metrics).toContain('dexlake_indexer_undecoded_total{dex="AmmA",kind="log"} 2');
       expect(metrics).toContain('dexlake_indexer_undecoded_total{dex="NEP-141",kind="log"} 2');
     } finally {
       await status.close();
