@@ -1,5 +1,5 @@
 // The contract accounts behind each DEX id, per network: the one place these ids live. The devnet simulator uses
-// the mainnet ids, so one table serves both (../shared/docs/near-facts.md, "The DEX ids").
+// the mainnet ids, so one table serves both (docs/near-facts.md, "The DEX ids").
 
 export interface DexContracts {
   /** Ref classic exchange; also the inner-balance side of Wrap. */

@@ -12,10 +12,9 @@ import { normalizeStreamerMessage } from '../near/block.ts';
 import { decodeEvents } from '../indexer/decode.ts';
 import { runDexlake } from './harness/cli.ts';
 import { createTestDatabase, tableChecksums } from './harness/db.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './harness/fixtures.ts';
+import { FIXTURES_DIR } from './harness/fixtures.ts';
 import { readMessage, type Message } from './sources/helpers.ts';
 
-noteIfMissing();
 const MAINNET = path.join(FIXTURES_DIR, 'mainnet');
 
 /** Runs `dexlake ARGS` to its end (killed, and failing the test, if it is still running after `ms`). */
@@ -61,7 +60,7 @@ async function freshDatabase(): Promise<{ url: string; db: Db }> {
   return { url, db };
 }
 
-describe.skipIf(!HAVE_FIXTURES)('dexlake index from NEAR Lake (s3rver)', () => {
+describe('dexlake index from NEAR Lake (s3rver)', () => {
   const BUCKET = 'near-lake';
   // 70834059 -> 70834061 is a stretch of the real chain (70834061's prev_hash is 70834059's hash; the chain skipped
   // 70834060). 70834059 has 2 EVENT_JSON logs, one of them a usn ft_transfer; 70834061 has no chunk at all.
@@ -162,11 +161,10 @@ describe.skipIf(!HAVE_FIXTURES)('dexlake index from NEAR Lake (s3rver)', () => {
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('dexlake index, replay and rebuild from the fixture files', () => {
+describe('dexlake index, replay and rebuild from the fixture files', () => {
   const source = `files:${MAINNET}`;
   const FIRST_TO = 89402026;
-  // vitest runs a skipped describe's body too: without the fixtures there is no folder to list.
-  const heights = (HAVE_FIXTURES ? readdirSync(MAINNET) : [])
+  const heights = readdirSync(MAINNET)
     .map((name) => /^(\d+)\.json(?:\.gz)?$/.exec(name)?.[1])
     .filter((h) => h !== undefined)
     .map(Number)

@@ -1,7 +1,7 @@
 // `dexlake pools import`: AmmA pool snapshots (the get_pools view, a saved RPC answer, the Ref indexer's pools) become
 // pool_state events at a height, projected like any other event; with --rpc, fetched page by page at one block from
 // a real local HTTP server speaking NEAR's JSON-RPC `query` / `call_function` and `block`.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -15,15 +15,14 @@ import { filesSource } from '../indexer/sources/files.ts';
 import { prepareBatch, writeBatch } from '../indexer/store.ts';
 import { runDexlake } from './harness/cli.ts';
 import { createMigratedDb, tableChecksums } from './harness/db.ts';
-import { FIXTURES_DIR } from './harness/fixtures.ts';
-
-const SNAPSHOT = path.resolve(FIXTURES_DIR, '../pools/ref-indexer-pools-2024-04.json');
-const HAVE_SNAPSHOT = existsSync(SNAPSHOT);
-if (!HAVE_SNAPSHOT) console.warn(`${SNAPSHOT} is absent: skipping the tests on the real Ref pool snapshot`);
+import { readDataText } from './harness/fixtures.ts';
 
 const never = new AbortController().signal;
 const tmp = mkdtempSync(path.join(tmpdir(), 'dexlake-pools-import-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+// The real Ref snapshot (test/fixtures/pools), as the file an operator would import.
+const SNAPSHOT = path.join(tmp, 'ref-indexer-pools-2024-04.json');
+writeFileSync(SNAPSHOT, readDataText('pools/ref-indexer-pools-2024-04.json'));
 
 async function dexlake(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
   const running = runDexlake(args, env);
@@ -137,7 +136,7 @@ describe('parsing pool snapshots (pure)', () => {
   });
 });
 
-describe.skipIf(!HAVE_SNAPSHOT)('the Ref indexer snapshot imported with the real CLI', () => {
+describe('the Ref indexer snapshot imported with the real CLI', () => {
   const H = 115_000_000;
   let db: Awaited<ReturnType<typeof createMigratedDb>>;
   let first: { code: number | null; output: string };

@@ -7,12 +7,11 @@ import { ingest } from '../indexer/pipeline.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { NOTIFY_CHANNEL } from '../indexer/store.ts';
 import { createMigratedDb } from './harness/db.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './harness/fixtures.ts';
+import { FIXTURES_DIR } from './harness/fixtures.ts';
 
-noteIfMissing();
 const never = new AbortController().signal;
 
-describe.skipIf(!HAVE_FIXTURES)('AmmA pools from the mainnet fixture blocks', () => {
+describe('AmmA pools from the mainnet fixture blocks', () => {
   let db: Awaited<ReturnType<typeof createMigratedDb>>;
   const payloads: { height: number; pools: string[] }[] = [];
 

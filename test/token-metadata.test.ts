@@ -9,13 +9,12 @@ import { rebuild, replay } from '../indexer/replay.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { rpcMetadata } from '../indexer/token-metadata.ts';
 import { createMigratedDb, tableChecksums } from './harness/db.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing } from './harness/fixtures.ts';
+import { FIXTURES_DIR } from './harness/fixtures.ts';
 
-noteIfMissing();
 const never = new AbortController().signal;
 const KAICHING = { spec: 'ft-1.0.0', name: 'Kaiching', symbol: 'KAI', decimals: 0, icon: null, reference: null };
 
-describe.skipIf(!HAVE_FIXTURES)('ft_metadata over NEAR JSON-RPC', () => {
+describe('ft_metadata over NEAR JSON-RPC', () => {
   const asked: string[] = [];
   let server: Server;
   let url: string;

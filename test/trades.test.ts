@@ -11,9 +11,7 @@ import { groupTrades } from '../indexer/projections/trades.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { prepareBatch, writeBatch, type BlockRow } from '../indexer/store.ts';
 import { createMigratedDb } from './harness/db.ts';
-import { FIXTURES_DIR, HAVE_FIXTURES, noteIfMissing, readFixture } from './harness/fixtures.ts';
-
-noteIfMissing();
+import { FIXTURES_DIR, readFixture } from './harness/fixtures.ts';
 
 const HEIGHT = 1_000;
 const TIME = 1_704_067_200_000;
@@ -121,7 +119,7 @@ function swappedByReceipt(height: number) {
   return result;
 }
 
-describe.skipIf(!HAVE_FIXTURES)('trades of the real AmmA swaps in the mainnet fixture blocks', () => {
+describe('trades of the real AmmA swaps in the mainnet fixture blocks', () => {
   let db: Awaited<ReturnType<typeof createMigratedDb>>;
   const HEIGHTS = [55905793, 81206675, 151768255];
 

@@ -1,6 +1,6 @@
 // Block -> AmmA events (Ref Finance `v2.ref-finance.near`). Pure: no I/O.
 //
-// Two sources, kept apart as ../shared/docs/design.md asks ("logs give trades; state changes give
+// Two sources, kept apart as docs/design.md asks ("logs give trades; state changes give
 // reserves"):
 // - pool state: the contract's storage writes of the block (`data_update` of `00 ‖ u64le(id)`),
 //   decoded with state.ts. Lake lists repeated writes of one key in execution order, so the LAST

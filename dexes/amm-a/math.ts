@@ -1,5 +1,5 @@
 // AmmA simple-pool (constant product) quotes, exactly as the contract computes them, bigint only
-// (../shared/docs/near-facts.md, ref-storage-layout.md §8; verified to the unit against the
+// (docs/near-facts.md, ref-storage-layout.md §8; verified to the unit against the
 // Swapped logs of the fixture blocks). Fees are basis points of the input (divisor 10 000); the
 // admin part of the fee is paid by minting LP shares, so it does not change the output or the
 // reserves. X, Y are the reserves of the input and output token.

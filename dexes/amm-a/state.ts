@@ -1,6 +1,6 @@
 // AmmA (Ref Finance `v2.ref-finance.near`, crate ref-exchange) contract storage: the borsh
 // layouts of the pool values and the rated-token rates, exactly as
-// ../shared/docs/ref-storage-layout.md §2 and §4 give them. The Pool enum variants and their
+// docs/ref-storage-layout.md §2 and §4 give them. The Pool enum variants and their
 // struct layouts have never changed since each was introduced (variants were only appended),
 // so one decoder per variant covers every contract version. SimplePool is verified byte for
 // byte on real blocks; the Stable/Rated/Degen layout and the `custom_rate_key` map come from the

@@ -11,9 +11,7 @@ import { decodeAmmA } from '../../dexes/amm-a/decode.ts';
 import type { AmmAEvent, AmmAPoolStateEvent, AmmASwapEvent } from '../../dexes/amm-a/events.ts';
 import { simpleAmountOutQuoter, simpleGetAmountIn, simpleGetAmountOut, simpleSwap } from '../../dexes/amm-a/math.ts';
 import { AmmAStateError, decodePool, decodeRates, encodePool, poolIdOfKey, type SimplePoolState } from '../../dexes/amm-a/state.ts';
-import { FIXTURES_DIR, fixtureFiles, HAVE_FIXTURES, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
-
-noteIfMissing();
+import { FIXTURES_DIR, fixtureFiles, loadBlock } from '../harness/fixtures.ts';
 
 const REF = 'v2.ref-finance.near';
 const WNEAR = 'wrap.near';
@@ -174,7 +172,7 @@ describe('AmmA state decoding (synthetic values)', () => {
 
 // ---------------------------------------------------------------------------------------------
 
-describe.skipIf(!HAVE_FIXTURES)('AmmA on real blocks', () => {
+describe('AmmA on real blocks', () => {
   // Pool keys `00 ‖ u64le(id)` written by v2.ref-finance.near (data_update), per fixture, in
   // block order, counted with python over every fixture file (no key is written twice in one
   // block, and no fixture deletes a pool key). Every other fixture has none.

@@ -11,9 +11,7 @@ import type { SwapEvent } from '../../dexes/events.ts';
 import type { UndecodedEvent } from '../../near/events.ts';
 import { decodeQuoteA, intentsTokenId } from '../../dexes/quote-a/decode.ts';
 import { tokenDiffFee } from '../../dexes/quote-a/math.ts';
-import { HAVE_FIXTURES, fixtureFiles, loadBlock, noteIfMissing, readDataText } from '../harness/fixtures.ts';
-
-noteIfMissing();
+import { fixtureFiles, loadBlock, readDataText } from '../harness/fixtures.ts';
 
 const C = MAINNET_CONTRACTS;
 const HEIGHT = 300;
@@ -170,7 +168,7 @@ describe('QuoteA math: the verifier fee (no pool math: request for quote)', () =
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('QuoteA on real blocks', () => {
+describe('QuoteA on real blocks', () => {
   it('no fixture holds a receipt of intents.near (checked with python), so none decodes to anything', () => {
     const files = [...fixtureFiles('mainnet'), ...fixtureFiles('testnet')];
     expect(files.length).toBe(32);

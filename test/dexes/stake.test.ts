@@ -30,9 +30,7 @@ import { xrheaStake, xrheaStakeIn, xrheaStakeOut } from '../../dexes/stake-c/mat
 import { decodeStakeD } from '../../dexes/stake-d/decode.ts';
 import { rnearStake, rnearStakeIn, rnearStakeOut } from '../../dexes/stake-d/math.ts';
 import { stakeRateState, type StakeRateState } from '../../dexes/stake/rate.ts';
-import { HAVE_FIXTURES, fixtureFiles, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
-
-noteIfMissing();
+import { fixtureFiles, loadBlock } from '../harness/fixtures.ts';
 
 const C = MAINNET_CONTRACTS;
 const NEAR = 10n ** 24n;
@@ -562,7 +560,7 @@ describe('stake math', () => {
 
 // ---- real blocks --------------------------------------------------------------------------------------------------
 
-describe.skipIf(!HAVE_FIXTURES)('stake decoders on real blocks', () => {
+describe('stake decoders on real blocks', () => {
   const allFixtures = (): string[] => [...fixtureFiles('mainnet'), ...fixtureFiles('testnet')];
 
   // Mainnet 70834059: linear-protocol.near runs `add_liquidity` (receipt DNBx…, 2 NEAR into the pre-1.6 liquidity

@@ -10,9 +10,7 @@ import { MAINNET_CONTRACTS, TESTNET_CONTRACTS } from '../../dexes/contracts.ts';
 import type { SwapEvent } from '../../dexes/events.ts';
 import { decodeWrap } from '../../dexes/wrap/decode.ts';
 import { WNEAR_STORAGE_MINIMUM, wnearMintedByDeposit, wrapAmountIn, wrapAmountOut } from '../../dexes/wrap/math.ts';
-import { HAVE_FIXTURES, fixtureFiles, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
-
-noteIfMissing();
+import { fixtureFiles, loadBlock } from '../harness/fixtures.ts';
 
 const C = MAINNET_CONTRACTS;
 const NEAR = 10n ** 24n;
@@ -249,7 +247,7 @@ describe('Wrap math', () => {
 
 // ---- real blocks ------------------------------------------------------------------------------------------------
 
-describe.skipIf(!HAVE_FIXTURES)('Wrap on real blocks', () => {
+describe('Wrap on real blocks', () => {
   // Every Wrap conversion in every fixture, found with python over the raw JSON (see the header). None of these
   // receipts comes from a transaction of its own block, so txHash is null.
   const EXPECTED: Record<string, Array<Omit<SwapEvent, 'kind' | 'dex' | 'poolId' | 'amountOut' | 'totalFee' | 'adminFee' | 'blockHeight'>>> = {

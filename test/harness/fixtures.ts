@@ -12,11 +12,6 @@ export const FIXTURES_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta
 /** The blocks: `mainnet/`, `testnet/`, `localnet/lake-layout/`, and their SOURCES.md. */
 export const FIXTURES_DIR = path.join(FIXTURES_ROOT, 'blocks');
 
-// The fixtures live in the repository now; these stay until no test file guards on them.
-export const HAVE_FIXTURES = true;
-export const SKIP_MESSAGE = `${FIXTURES_DIR} is absent: skipping the tests on real blocks`;
-export function noteIfMissing(): void {}
-
 /** Where a file of `root` is stored: as named, else gzipped beside that name. */
 function stored(root: string, rel: string): string {
   const plain = path.join(root, rel);

@@ -2,18 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { normalizeLakeLayout, normalizeStreamerMessage, BlockFormatError } from '../../near/block.ts';
 import type { Action, Block, ReceiptOutcome } from '../../near/block.ts';
 import { decodeBlock } from '../../near/decode.ts';
-import {
-  HAVE_FIXTURES,
-  loadBlock,
-  noteIfMissing,
-  parseLikeLakeFramework,
-  readFixture,
-  readFixtureText,
-  readSources,
-  stableJson,
-} from './helpers.ts';
-
-noteIfMissing();
+import { loadBlock, parseLikeLakeFramework, readFixture, readFixtureText, readSources, stableJson } from './helpers.ts';
 
 function outcome(block: Block, receiptId: string): ReceiptOutcome {
   for (const shard of block.shards) {
@@ -22,8 +11,8 @@ function outcome(block: Block, receiptId: string): ReceiptOutcome {
   throw new Error(`receipt ${receiptId} not in block ${block.height}`);
 }
 
-describe.skipIf(!HAVE_FIXTURES)('every fixture block (counts from SOURCES.md)', () => {
-  const rows = HAVE_FIXTURES ? readSources() : [];
+describe('every fixture block (counts from SOURCES.md)', () => {
+  const rows = readSources();
 
   it('SOURCES.md lists all 33 fixtures', () => {
     expect(rows).toHaveLength(33);
@@ -52,7 +41,7 @@ describe.skipIf(!HAVE_FIXTURES)('every fixture block (counts from SOURCES.md)', 
   }
 });
 
-describe.skipIf(!HAVE_FIXTURES)('block header', () => {
+describe('block header', () => {
   it('camelCase 100596707: exact ns timestamp from timestampNanosec, not the rounded number', () => {
     const block = loadBlock('mainnet/100596707.json');
     expect(block.hash).toBe('8Ft8Ww6WWwksX8qUT6fowBWv8Au6ENjEdgZni1XtMydQ');
@@ -83,7 +72,7 @@ describe.skipIf(!HAVE_FIXTURES)('block header', () => {
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('Lake layout: localnet 879765', () => {
+describe('Lake layout: localnet 879765', () => {
   it('block.json + shard_0.json give the block and its single (failed) outcome', () => {
     const block = loadBlock('localnet/lake-layout/000000879765');
     expect(block).toMatchObject({
@@ -150,7 +139,7 @@ describe.skipIf(!HAVE_FIXTURES)('Lake layout: localnet 879765', () => {
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('receipts, actions, state changes', () => {
+describe('receipts, actions, state changes', () => {
   it('100596707: the Delegate transaction keeps sender, receiver and its inner FunctionCall', () => {
     const block = loadBlock('mainnet/100596707.json');
     const tx = block.shards
@@ -245,12 +234,10 @@ describe.skipIf(!HAVE_FIXTURES)('receipts, actions, state changes', () => {
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('casing: near-lake-framework camelCase gives the same block', () => {
-  const snakeFiles = HAVE_FIXTURES
-    ? readSources()
-        .filter((r) => r.casing === 'snake_case' && r.file.endsWith('.json'))
-        .map((r) => r.file)
-    : [];
+describe('casing: near-lake-framework camelCase gives the same block', () => {
+  const snakeFiles = readSources()
+    .filter((r) => r.casing === 'snake_case' && r.file.endsWith('.json'))
+    .map((r) => r.file);
 
   it('the converter renames nested keys but keeps tags and values', () => {
     const converted = parseLikeLakeFramework(
@@ -280,7 +267,7 @@ describe.skipIf(!HAVE_FIXTURES)('casing: near-lake-framework camelCase gives the
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('two producers, one block: testnet 190534818', () => {
+describe('two producers, one block: testnet 190534818', () => {
   it('190534818.json and 190534818-alt.json give the same block and events', () => {
     const a = loadBlock('testnet/190534818.json');
     const b = loadBlock('testnet/190534818-alt.json');

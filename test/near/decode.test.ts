@@ -5,9 +5,7 @@ import { normalizeStreamerMessage } from '../../near/block.ts';
 import type { Block, ReceiptOutcome } from '../../near/block.ts';
 import { decodeBlock } from '../../near/decode.ts';
 import type { CoreEvent } from '../../near/events.ts';
-import { HAVE_FIXTURES, loadBlock, noteIfMissing, readFixture } from './helpers.ts';
-
-noteIfMissing();
+import { loadBlock, readFixture } from './helpers.ts';
 
 function eventsOf(events: CoreEvent[], receiptId: string): CoreEvent[] {
   return events.filter((e) => e.receiptId === receiptId);
@@ -39,9 +37,9 @@ function deltas(events: CoreEvent[], contractId: string): Map<string, bigint> {
   return d;
 }
 
-describe.skipIf(!HAVE_FIXTURES)('mainnet 100596707 (camelCase, SWEAT mints and transfers)', () => {
-  const block = HAVE_FIXTURES ? loadBlock('mainnet/100596707.json') : (undefined as never);
-  const events = HAVE_FIXTURES ? decodeBlock(block) : [];
+describe('mainnet 100596707 (camelCase, SWEAT mints and transfers)', () => {
+  const block = loadBlock('mainnet/100596707.json');
+  const events = decodeBlock(block);
 
   it('totals: 1088 ft_mint items, 4 ft_transfer, 12 NEAR gas refunds', () => {
     expect(countKinds(events)).toEqual({ ft_mint: 1088, ft_transfer: 4, near_transfer: 12 });
@@ -123,9 +121,9 @@ describe.skipIf(!HAVE_FIXTURES)('mainnet 100596707 (camelCase, SWEAT mints and t
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('mainnet 114081912 (camelCase, wrap and Ref)', () => {
-  const block = HAVE_FIXTURES ? loadBlock('mainnet/114081912.json') : (undefined as never);
-  const events = HAVE_FIXTURES ? decodeBlock(block) : [];
+describe('mainnet 114081912 (camelCase, wrap and Ref)', () => {
+  const block = loadBlock('mainnet/114081912.json');
+  const events = decodeBlock(block);
 
   it('totals; ft_transfer = 18 nep141 items + 1 legacy Transfer of successful outcomes (jq)', () => {
     expect(countKinds(events)).toEqual({ ft_mint: 203, ft_transfer: 19, near_transfer: 173, storage_deposit: 3 });
@@ -194,9 +192,9 @@ describe.skipIf(!HAVE_FIXTURES)('mainnet 114081912 (camelCase, wrap and Ref)', (
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('mainnet 151768255 (snake_case, newest format)', () => {
-  const block = HAVE_FIXTURES ? loadBlock('mainnet/151768255.json') : (undefined as never);
-  const events = HAVE_FIXTURES ? decodeBlock(block) : [];
+describe('mainnet 151768255 (snake_case, newest format)', () => {
+  const block = loadBlock('mainnet/151768255.json');
+  const events = decodeBlock(block);
 
   it('totals', () => {
     expect(countKinds(events)).toEqual({ ft_mint: 41, ft_transfer: 33, near_transfer: 136, storage_deposit: 6 });
@@ -261,7 +259,7 @@ describe.skipIf(!HAVE_FIXTURES)('mainnet 151768255 (snake_case, newest format)',
   });
 });
 
-describe.skipIf(!HAVE_FIXTURES)('legacy text logs', () => {
+describe('legacy text logs', () => {
   it('82654651: near_withdraw on wrap.near -> ft_burn from "Withdraw ... NEAR from ..."', () => {
     const events = decodeBlock(loadBlock('mainnet/82654651.json'));
     expect(countKinds(events)).toEqual({ ft_burn: 1, ft_transfer: 6, near_transfer: 19 });

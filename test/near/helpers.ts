@@ -1,7 +1,7 @@
 // Shared by the near/ tests: where the real blocks are, and how to read them.
 import { readFixtureText } from '../harness/fixtures.ts';
 
-export { FIXTURES_DIR, HAVE_FIXTURES, fixturePath, loadBlock, noteIfMissing, readFixture, readFixtureText } from '../harness/fixtures.ts';
+export { FIXTURES_DIR, fixturePath, loadBlock, readFixture, readFixtureText } from '../harness/fixtures.ts';
 
 /**
  * JSON.parse the way near-lake-framework 1.0.6 does (dist/utils.js, parseBody): a reviver that

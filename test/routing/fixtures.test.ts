@@ -8,10 +8,8 @@ import { buildServer } from '../../api/server.ts';
 import { decodeAmmA } from '../../dexes/amm-a/decode.ts';
 import type { AmmAPoolStateEvent, AmmASwapEvent } from '../../dexes/amm-a/events.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { HAVE_FIXTURES, loadBlock, noteIfMissing } from '../harness/fixtures.ts';
+import { loadBlock } from '../harness/fixtures.ts';
 import { BlockWriter, decodedCalls, getRoute, type PoolWrite } from './helpers.ts';
-
-noteIfMissing();
 
 const REF = 'v2.ref-finance.near';
 const AURORA = 'aaaaaa20d9e0e2461697782ef11675f668207961.factory.bridge.near';
@@ -35,7 +33,7 @@ function beforeSwaps(rel: string): { pools: PoolWrite[]; swaps: AmmASwapEvent[] 
   return { pools, swaps };
 }
 
-describe.skipIf(!HAVE_FIXTURES)('AmmA routes over the real pool states of the fixture blocks', () => {
+describe('AmmA routes over the real pool states of the fixture blocks', () => {
   let app: FastifyInstance;
   const blocks = ['mainnet/55905793.json', 'mainnet/81206675.json', 'mainnet/151768255.json'];
 
