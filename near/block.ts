@@ -131,6 +131,20 @@ export interface StateChange {
   change: StateChangeValue;
 }
 
+/**
+ * Where a storage write came from: its cause's receipt (or a placeholder naming the cause's type) and transaction,
+ * the latter from the receipt's outcome in the block when the cause does not name it. Looked up per write, not
+ * indexed per block: writes of a given contract are few, a block's outcomes many.
+ */
+export function causeOf(block: Block, sc: StateChange): { receiptId: string; txHash: string | null } {
+  const receiptId = sc.cause?.receiptHash ?? `(${sc.cause?.type ?? 'unknown cause'})`;
+  if (sc.cause?.txHash) return { receiptId, txHash: sc.cause.txHash };
+  for (const shard of block.shards) {
+    for (const outcome of shard.receiptOutcomes) if (outcome.receiptId === receiptId) return { receiptId, txHash: outcome.txHash };
+  }
+  return { receiptId, txHash: null };
+}
+
 export class BlockFormatError extends Error {
   override name = 'BlockFormatError';
 }

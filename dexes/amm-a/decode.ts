@@ -14,7 +14,7 @@
 // tag, a short value, leftover bytes: another contract version) becomes an `undecoded` event, which marks the
 // pool stale until a readable write arrives; so does a log line that is none of the contract's known formats.
 
-import type { Block, ReceiptOutcome, StateChange } from '../../near/block.ts';
+import { causeOf, type Block, type ReceiptOutcome, type StateChange } from '../../near/block.ts';
 import { BorshReader } from '../../near/borsh.ts';
 import { isSuccess } from '../../near/decode.ts';
 import type { EventBase, UndecodedEvent } from '../../near/events.ts';
@@ -83,10 +83,8 @@ export function decodeAmmA(block: Block, options?: DecodeAmmAOptions): AmmAEvent
   }
 
   // 1. Swaps and liquidity, in block order (shards, then outcomes, then log lines).
-  const txByReceipt = new Map<string, string | null>();
   for (const shard of block.shards) {
     for (const outcome of shard.receiptOutcomes) {
-      txByReceipt.set(outcome.receiptId, outcome.txHash);
       if (outcome.executorId !== contractId || !isSuccess(outcome)) continue;
       decodeLogs(block, outcome, contractId, pools, indexFor, events);
     }
@@ -94,14 +92,8 @@ export function decodeAmmA(block: Block, options?: DecodeAmmAOptions): AmmAEvent
 
   // 2. Pool states and rates.
   const base = (sc: StateChange): EventBase => {
-    const receiptId = sc.cause?.receiptHash ?? `(${sc.cause?.type ?? 'unknown cause'})`;
-    return {
-      blockHeight: block.height,
-      timestampMs: block.timestampMs,
-      receiptId,
-      txHash: sc.cause?.txHash ?? txByReceipt.get(receiptId) ?? null,
-      index: indexFor(receiptId),
-    };
+    const { receiptId, txHash } = causeOf(block, sc);
+    return { blockHeight: block.height, timestampMs: block.timestampMs, receiptId, txHash, index: indexFor(receiptId) };
   };
 
   for (const [poolId, sc] of lastPoolChange) {

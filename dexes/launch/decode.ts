@@ -16,7 +16,7 @@
 // item we cannot read: the line is taken whole or not at all) is an `undecoded` event. So is a curve record that
 // does not decode exactly or is deleted; that one names the curve, stale until a readable write arrives.
 // Sources and grades: README.md.
-import type { Block, StateChange } from '../../near/block.ts';
+import { causeOf, type Block, type StateChange } from '../../near/block.ts';
 import { BorshReader } from '../../near/borsh.ts';
 import { isSuccess } from '../../near/decode.ts';
 import type { EventBase, UndecodedEvent } from '../../near/events.ts';
@@ -64,10 +64,8 @@ export function decodeLaunch(block: Block, contracts: DexContracts): LaunchEvent
 
   // 1. Log lines, in block order; a curve's event-derived state only when its record was not written.
   const pending: Pending[] = [];
-  const txByReceipt = new Map<string, string | null>();
   for (const shard of block.shards) {
     for (const outcome of shard.receiptOutcomes) {
-      txByReceipt.set(outcome.receiptId, outcome.txHash);
       if (outcome.executorId !== contractId || !isSuccess(outcome)) continue;
       const at = { blockHeight: block.height, timestampMs: block.timestampMs, receiptId: outcome.receiptId, txHash: outcome.txHash, index: 0 };
       for (const log of outcome.logs) {
@@ -99,8 +97,8 @@ export function decodeLaunch(block: Block, contracts: DexContracts): LaunchEvent
 
   // 2. The curve records written, after the receipt's log-derived events.
   for (const [token, sc] of lastWrite) {
-    const receiptId = sc.cause?.receiptHash ?? `(${sc.cause?.type ?? 'unknown cause'})`;
-    const at = base(receiptId, sc.cause?.txHash ?? txByReceipt.get(receiptId) ?? null);
+    const { receiptId, txHash } = causeOf(block, sc);
+    const at = base(receiptId, txHash);
     const raw = `${sc.change.keyBase64 ?? ''}=${sc.change.valueBase64 ?? ''}`;
     if (sc.type === 'data_deletion') {
       events.push(undecoded(at, contractId, 'state', token, 'curve record deleted', raw));
