@@ -203,9 +203,8 @@ function decodeLogs(ctx: Ctx, outcome: ReceiptOutcome, wrapContracts: ReadonlySe
  * half-valid event is a broken contract, not a partial transfer). */
 function decodeNep141Event(ctx: Ctx, contractId: string, event: Nep297Event, log: string): void {
   const { event: name, data } = event;
-  const bad = (reason: string) => pushUndecoded(ctx, 'NEP-141', contractId, reason, log);
-  if (name !== 'ft_transfer' && name !== 'ft_mint' && name !== 'ft_burn') return bad(`unknown nep141 event ${JSON.stringify(name)}`);
-  if (!Array.isArray(data)) return bad(`${name}: data is not a list`);
+  if (name !== 'ft_transfer' && name !== 'ft_mint' && name !== 'ft_burn') return pushUndecoded(ctx, 'NEP-141', contractId, `unknown nep141 event ${JSON.stringify(name)}`, log);
+  if (!Array.isArray(data)) return pushUndecoded(ctx, 'NEP-141', contractId, `${name}: data is not a list`, log);
   if (name === 'ft_transfer') {
     const items: [string, string, bigint, string | null][] = [];
     for (const item of data) {
@@ -213,7 +212,8 @@ function decodeNep141Event(ctx: Ctx, contractId: string, event: Nep297Event, log
       const value = parseU128(amount);
       const memoText = optionalString(memo);
       if (!isAccount(from) || !isAccount(to) || value === null || memoText === undefined) {
-        return bad(`ft_transfer item ${items.length}: needs old_owner_id, new_owner_id (account ids), amount (u128 string), memo (string or absent)`);
+        const reason = `ft_transfer item ${items.length}: needs old_owner_id, new_owner_id (account ids), amount (u128 string), memo (string or absent)`;
+        return pushUndecoded(ctx, 'NEP-141', contractId, reason, log);
       }
       items.push([from, to, value, memoText]);
     }
@@ -224,7 +224,8 @@ function decodeNep141Event(ctx: Ctx, contractId: string, event: Nep297Event, log
       const { owner_id: owner, amount, memo } = asRecord(item) ?? {};
       const value = parseU128(amount);
       if (!isAccount(owner) || value === null || optionalString(memo) === undefined) {
-        return bad(`${name} item ${items.length}: needs owner_id (account id), amount (u128 string), memo (string or absent)`);
+        const reason = `${name} item ${items.length}: needs owner_id (account id), amount (u128 string), memo (string or absent)`;
+        return pushUndecoded(ctx, 'NEP-141', contractId, reason, log);
       }
       items.push([owner, value]);
     }
