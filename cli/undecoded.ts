@@ -5,6 +5,7 @@ import { ConfigError, type Config } from './config.ts';
 import { withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
+import { DEX_IDS } from '../dexes/events.ts';
 import { KEEP_PER_DEX, readUndecodedTotals } from '../indexer/projections/undecoded.ts';
 
 export interface UndecodedOptions {
@@ -14,6 +15,8 @@ export interface UndecodedOptions {
 }
 
 const DEFAULT_LIMIT = 20;
+/** Whose undecoded inputs there can be: the DEX decoders and the core ones. */
+const DECODERS: readonly string[] = [...DEX_IDS, 'NEP-141', 'NEP-145', 'NEP-297'];
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
 export async function undecodedCommand(config: Config, options: UndecodedOptions): Promise<void> {
@@ -21,8 +24,8 @@ export async function undecodedCommand(config: Config, options: UndecodedOptions
   if (!(limit >= 1 && limit <= KEEP_PER_DEX)) {
     throw new ConfigError(`--limit ${options.limit}: expected an integer from 1 to ${KEEP_PER_DEX}`);
   }
-  if (options.dex !== undefined && !/^[A-Za-z0-9-]+$/.test(options.dex)) {
-    throw new ConfigError(`--dex ${options.dex}: expected a DEX id (e.g. AmmA) or a standard (NEP-141, NEP-145, NEP-297)`);
+  if (options.dex !== undefined && !DECODERS.includes(options.dex)) {
+    throw new ConfigError(`--dex ${options.dex}: expected one of ${DECODERS.join(', ')}`);
   }
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { max: 1 });

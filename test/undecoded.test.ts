@@ -150,6 +150,9 @@ describe('undecoded input from the chain', () => {
     const bad = await dexlake(['undecoded', '--limit', '0'], url);
     expect(bad.code).toBe(2);
     expect(bad.output).toContain('--limit 0: expected an integer from 1 to 1000');
+    const unknown = await dexlake(['undecoded', '--dex', 'Uniswap'], url);
+    expect(unknown.code).toBe(2);
+    expect(unknown.output).toContain('--dex Uniswap: expected one of AmmA, AmmDclA, AmmC, QuoteA, Launch, Wrap, StakeA, StakeB, StakeC, StakeD, NEP-141, NEP-145, NEP-297');
   });
 
   it('rebuild derives the same tables from the event log', async () => {
