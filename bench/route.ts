@@ -16,7 +16,7 @@
 // through that cache, for the synchronous part of each call only, and every token gets decimals 0 so that its
 // amounts are our raw units (its routing math is scale-free). `fetch` throws during the SDK's calls, and the number
 // of attempts is printed.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -444,11 +444,13 @@ async function httpRun(db: ReturnType<typeof connect>, cases: readonly Case[], r
     const times: number[] = [];
     let mismatches = 0;
     let failures = 0;
+    const digest = createHash('sha256');
     for (const [i, c] of cases.entries()) {
       const t = performance.now();
       const response = await fetch(urlOf(c));
       const body = await response.text();
       times.push(performance.now() - t);
+      digest.update(`${response.status}\n${body}\n`);
       if (response.status !== 200) {
         failures++;
         continue;
@@ -462,6 +464,8 @@ async function httpRun(db: ReturnType<typeof connect>, cases: readonly Case[], r
       `http     GET /route p50 ${percentile(times, 50).toFixed(3)} ms  p99 ${percentile(times, 99).toFixed(3)} ms over ${times.length} requests` +
         ` (sequential, keep-alive, every DEX id asked); non-200 ${failures}, AmmA amount differing from in-process ${mismatches}`,
     );
+    // Same pools, same cases, same answers byte for byte: a refactor of the router must leave this unchanged.
+    console.log(`digest   sha256 of the ${cases.length} GET /route answers (status and body): ${digest.digest('hex')}`);
   } finally {
     await app.close();
   }
