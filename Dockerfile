@@ -8,6 +8,7 @@ COPY bin ./bin
 COPY near ./near
 COPY dexes ./dexes
 COPY db ./db
+COPY devnet ./devnet
 COPY migrations ./migrations
 COPY indexer ./indexer
 COPY api ./api
@@ -24,6 +25,7 @@ COPY --from=build /app/bin ./bin
 COPY --from=build /app/near ./near
 COPY --from=build /app/dexes ./dexes
 COPY --from=build /app/db ./db
+COPY --from=build /app/devnet ./devnet
 COPY --from=build /app/migrations ./migrations
 COPY --from=build /app/indexer ./indexer
 COPY --from=build /app/api ./api

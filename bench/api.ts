@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const { startEmbeddedPostgres } = await import('../db/embedded.ts');
   const { migrateToLatest } = await import('../db/migrate.ts');
     const { ingest } = await import('../indexer/pipeline.ts');
-  const { devnetSource } = await import('../indexer/sources/devnet/source.ts');
+  const { devnetSource } = await import('../indexer/sources/devnet.ts');
   const { buildServer } = await import('../api/server.ts');
 
   const work = path.join(tmpdir(), `dexlake-bench-api-${randomBytes(6).toString('hex')}`);

@@ -17,8 +17,8 @@ import { connect, ensureDatabase, withDatabase, type Db } from '../db/connect.ts
 import { procStat, startEmbeddedPostgres } from '../db/embedded.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ingest } from '../indexer/pipeline.ts';
-import { Devnet } from '../indexer/sources/devnet/devnet.ts';
-import { devnetSource } from '../indexer/sources/devnet/source.ts';
+import { Devnet } from '../devnet/devnet.ts';
+import { devnetSource } from '../indexer/sources/devnet.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { readText } from '../indexer/sources/raw.ts';
 

@@ -11,7 +11,7 @@ import { createProgress } from '../indexer/progress.ts';
 import { readUndecodedTotals } from '../indexer/projections/undecoded.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
 import { openSource } from '../indexer/sources/index.ts';
-import { startSolverRelay, type SolverRelay } from '../indexer/sources/devnet/relay.ts';
+import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
 
 export async function index(config: Config): Promise<void> {
   const signal = stopSignal();

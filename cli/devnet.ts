@@ -2,7 +2,7 @@
 // `shard_0.json`), for `--source files:DIR`, for sharing a reproducible chain, or for a bucket.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Devnet } from '../indexer/sources/devnet/devnet.ts';
+import { Devnet } from '../devnet/devnet.ts';
 import { ConfigError, type Config } from './config.ts';
 
 export async function devnetExport(config: Config, opts: { blocks: string; out: string }): Promise<void> {

@@ -89,6 +89,6 @@ describe('Dockerfile', () => {
       expect(copiedToBuild, source).toContain(source);
     }
     // Everything the program imports at run time is in the image.
-    for (const dir of ['bin', 'cli', 'db', 'migrations', 'api', 'indexer', 'near', 'dexes']) expect(copiedToBuild).toContain(dir);
+    for (const dir of ['bin', 'cli', 'db', 'migrations', 'api', 'indexer', 'devnet', 'near', 'dexes']) expect(copiedToBuild).toContain(dir);
   });
 });

@@ -13,26 +13,27 @@ import type { DecodedDexEvent } from '../dexes/index.ts';
 import { decodeLaunch } from '../dexes/launch/decode.ts';
 import type { LaunchPoolStateEvent } from '../dexes/launch/events.ts';
 import { normalizeStreamerMessage, type Block } from '../near/block.ts';
-import { AmmCDevnet } from '../indexer/sources/devnet/amm-c.ts';
-import { AmmDclADevnet } from '../indexer/sources/devnet/amm-dcl-a.ts';
-import { Chain } from '../indexer/sources/devnet/chain.ts';
-import { Devnet } from '../indexer/sources/devnet/devnet.ts';
-import { LaunchDevnet, UNREGISTERED_REFERRER } from '../indexer/sources/devnet/launch.ts';
-import { Rng } from '../indexer/sources/devnet/rng.ts';
-import { Tokens, type TokenSpec } from '../indexer/sources/devnet/tokens.ts';
-import { WrapDevnet } from '../indexer/sources/devnet/wrap.ts';
-import type { TruthTrade, World } from '../indexer/sources/devnet/world.ts';
+import { AmmCDevnet } from '../devnet/amm-c.ts';
+import { AmmDclADevnet } from '../devnet/amm-dcl-a.ts';
+import { Chain } from '../devnet/chain.ts';
+import { Devnet } from '../devnet/devnet.ts';
+import { LaunchDevnet, UNREGISTERED_REFERRER } from '../devnet/launch.ts';
+import { Rng } from '../devnet/rng.ts';
+import { Tokens, type TokenSpec } from '../devnet/tokens.ts';
+import { WrapDevnet } from '../devnet/wrap.ts';
+import type { TruthTrade, World } from '../devnet/world.ts';
 import type { PoolStateEvent } from '../dexes/events.ts';
 import { decodeQuoteA } from '../dexes/quote-a/decode.ts';
 import { decodeStakeA } from '../dexes/stake-a/decode.ts';
 import { decodeStakeB } from '../dexes/stake-b/decode.ts';
 import { decodeStakeC } from '../dexes/stake-c/decode.ts';
 import { decodeStakeD } from '../dexes/stake-d/decode.ts';
-import { AmmADevnet } from '../indexer/sources/devnet/amm-a.ts';
-import { QuoteADevnet, SOLVER_ACCOUNT, solverQuoteExactIn } from '../indexer/sources/devnet/quote-a.ts';
-import { StakeADevnet } from '../indexer/sources/devnet/stake-a.ts';
-import { StakeCDevnet } from '../indexer/sources/devnet/stake-c.ts';
-import { StakeBDevnet, StakeDDevnet } from '../indexer/sources/devnet/stake-linear.ts';
+import { AmmADevnet } from '../devnet/amm-a.ts';
+import { QuoteADevnet, SOLVER_ACCOUNT, solverQuoteExactIn } from '../devnet/quote-a.ts';
+import { StakeADevnet } from '../devnet/stake-a.ts';
+import { StakeBDevnet } from '../devnet/stake-b.ts';
+import { StakeCDevnet } from '../devnet/stake-c.ts';
+import { StakeDDevnet } from '../devnet/stake-d.ts';
 
 const C = MAINNET_CONTRACTS;
 const NEAR = 10n ** 24n;
@@ -401,7 +402,7 @@ describe('AmmDclA', () => {
 
 // ---- StakeA..StakeD and QuoteA ----
 // Each world below is a bare one with the model's genesis: the amounts after it are the models' genesis constants
-// (stake-a.ts, stake-linear.ts, stake-c.ts, quote-a.ts), so every figure here is worked out by hand.
+// (stake-a.ts, stake-b.ts, stake-d.ts, stake-c.ts, quote-a.ts), so every figure here is worked out by hand.
 
 const stateOf = (events: readonly DecodedDexEvent[]) => events.filter((e): e is PoolStateEvent => e.kind === 'pool_state').map((e) => [e.poolId, e.state.amounts, e.source]);
 

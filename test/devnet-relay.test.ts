@@ -3,8 +3,8 @@
 // with the simple-pool formulas written out (near-facts.md, AmmA) and the solver's 0.3 % spread.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../indexer/pipeline.ts';
-import { startSolverRelay, type SolverRelay } from '../indexer/sources/devnet/relay.ts';
-import { devnetSource } from '../indexer/sources/devnet/source.ts';
+import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
+import { devnetSource } from '../indexer/sources/devnet.ts';
 import { createMigratedDb } from './harness/db.ts';
 
 const WNEAR = 'wrap.near';

@@ -6,8 +6,8 @@ import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
 import { normalizeStreamerMessage } from '../near/block.ts';
 import { decodeEvents } from '../indexer/decode.ts';
 import { ingest } from '../indexer/pipeline.ts';
-import { Devnet, unknownFormatLines } from '../indexer/sources/devnet/devnet.ts';
-import { devnetSource } from '../indexer/sources/devnet/source.ts';
+import { Devnet, unknownFormatLines } from '../devnet/devnet.ts';
+import { devnetSource } from '../indexer/sources/devnet.ts';
 import { createMigratedDb } from './harness/db.ts';
 
 const BLOCKS = 2_000;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAINNET_CONTRACTS, TESTNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import { ingest } from '../indexer/pipeline.ts';
-import { Devnet } from '../indexer/sources/devnet/devnet.ts';
+import { Devnet } from '../devnet/devnet.ts';
 import { openSource } from '../indexer/sources/index.ts';
 import { createMigratedDb } from './harness/db.ts';
 

@@ -32,7 +32,7 @@ export async function openSource(spec: string, options: OpenOptions = {}): Promi
       return (await import('./neardata.ts')).neardataSource(spec, options);
     case 'devnet': {
       if (spec !== 'devnet') throw new Error(`block source "${spec}": the devnet takes its seed and pace from --devnet-seed and --devnet-speed`);
-      const { devnetSource } = await import('./devnet/source.ts');
+      const { devnetSource } = await import('./devnet.ts');
       return devnetSource({ seed: options.devnet?.seed ?? 'dexlake', speed: options.devnet?.speed ?? 0 });
     }
     default:

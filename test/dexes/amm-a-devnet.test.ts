@@ -1,4 +1,4 @@
-// The devnet's AmmA model (indexer/sources/devnet/amm-a.ts) against the AmmA decoder: exact-output swaps and
+// The devnet's AmmA model (devnet/amm-a.ts) against the AmmA decoder: exact-output swaps and
 // stable-pool liquidity, in the contract's formats, decode to what the model did. Hand-sized cases check the amounts
 // against arithmetic written out in the comments (python as a calculator over the contract's formulas: simple_pool.rs
 // internal_get_return_by_output, stable_swap/math.rs compute_d and compute_lp_amount_for_deposit/_withdraw, never our
@@ -9,12 +9,12 @@ import type { AmmAEvent } from '../../dexes/amm-a/events.ts';
 import type { StableLikePoolState } from '../../dexes/amm-a/state.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
-import { AmmADevnet } from '../../indexer/sources/devnet/amm-a.ts';
-import { Chain } from '../../indexer/sources/devnet/chain.ts';
-import { Devnet, unknownFormatLines } from '../../indexer/sources/devnet/devnet.ts';
-import { Rng } from '../../indexer/sources/devnet/rng.ts';
-import { Tokens, type TokenSpec } from '../../indexer/sources/devnet/tokens.ts';
-import type { TruthTrade, World } from '../../indexer/sources/devnet/world.ts';
+import { AmmADevnet } from '../../devnet/amm-a.ts';
+import { Chain } from '../../devnet/chain.ts';
+import { Devnet, unknownFormatLines } from '../../devnet/devnet.ts';
+import { Rng } from '../../devnet/rng.ts';
+import { Tokens, type TokenSpec } from '../../devnet/tokens.ts';
+import type { TruthTrade, World } from '../../devnet/world.ts';
 
 const REF = MAINNET_CONTRACTS.AmmA;
 const TREASURY = 'treasury.near';

@@ -7,12 +7,12 @@ import { newDclPoolBook, type DclPoolState } from '../../dexes/amm-dcl-a/state.t
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import type { LiquidityEvent } from '../../dexes/events.ts';
 import { normalizeStreamerMessage } from '../../near/block.ts';
-import { AmmDclADevnet } from '../../indexer/sources/devnet/amm-dcl-a.ts';
-import { Chain } from '../../indexer/sources/devnet/chain.ts';
-import { Devnet } from '../../indexer/sources/devnet/devnet.ts';
-import { Rng } from '../../indexer/sources/devnet/rng.ts';
-import { Tokens } from '../../indexer/sources/devnet/tokens.ts';
-import type { World } from '../../indexer/sources/devnet/world.ts';
+import { AmmDclADevnet } from '../../devnet/amm-dcl-a.ts';
+import { Chain } from '../../devnet/chain.ts';
+import { Devnet } from '../../devnet/devnet.ts';
+import { Rng } from '../../devnet/rng.ts';
+import { Tokens } from '../../devnet/tokens.ts';
+import type { World } from '../../devnet/world.ts';
 
 const C = MAINNET_CONTRACTS;
 const TREASURY = 'treasury.near';

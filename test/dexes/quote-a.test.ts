@@ -3,7 +3,7 @@
 // filling a user's SOL -> BNB-on-HOT swap; test/fixtures/truth/quote-a, a public transaction dump) in hand-built
 // blocks; its expected values are read off those log lines by hand.
 import { describe, expect, it } from 'vitest';
-import { Devnet } from '../../indexer/sources/devnet/devnet.ts';
+import { Devnet } from '../../devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { blockView, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';

@@ -4,7 +4,7 @@
 // off the fixture JSON with python3 (a separate borsh reading of LiNEAR's STATE value), never produced by the
 // code under test.
 import { describe, expect, it } from 'vitest';
-import { Devnet, unknownFormatLines } from '../../indexer/sources/devnet/devnet.ts';
+import { Devnet, unknownFormatLines } from '../../devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { BorshWriter } from '../../near/borsh.ts';
 import { blockView, dataChange, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';

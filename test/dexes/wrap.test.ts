@@ -3,7 +3,7 @@
 // `Deposit/Withdraw <n> NEAR` log; every v2.ref-finance.near `ft_on_transfer` with msg "" and every `withdraw`),
 // never produced by the code under test. Hand-built blocks use near/lake-json.ts.
 import { describe, expect, it } from 'vitest';
-import { Devnet } from '../../indexer/sources/devnet/devnet.ts';
+import { Devnet } from '../../devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { blockView, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
 import { MAINNET_CONTRACTS, TESTNET_CONTRACTS } from '../../dexes/contracts.ts';

@@ -10,7 +10,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../db/connect.ts';
 import { startEmbeddedPostgres } from '../../db/embedded.ts';
-import { Rng } from '../../indexer/sources/devnet/rng.ts';
+import { Rng } from '../../devnet/rng.ts';
 import { runDexlake, type Running } from '../harness/cli.ts';
 import { createTestDatabase, tableChecksums } from '../harness/db.ts';
 

@@ -16,7 +16,7 @@ import { buildServer } from '../../api/server.ts';
 import { LIMITS } from '../../api/tokens/limits.ts';
 import { freePort } from '../../db/embedded.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet/source.ts';
+import { devnetSource } from '../../indexer/sources/devnet.ts';
 import { runDexlake, waitForOk, type Running } from '../harness/cli.ts';
 import { createMigratedDb } from '../harness/db.ts';
 

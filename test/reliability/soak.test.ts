@@ -56,7 +56,7 @@ const LINEAR = MAINNET_CONTRACTS.StakeB;
 const MIKO = 'miko.aidols.near';
 const YOCTO = 10n ** 24n;
 
-/** The devnet's traded tokens and wallets (indexer/sources/devnet/README.md). */
+/** The devnet's traded tokens and wallets (devnet/README.md). */
 const TRADED_TOKENS = [WNEAR, USDT, USDC, REF, AURORA];
 const ACCOUNTS = ['alice.near', 'bob.near', 'carol.near', 'trent.near', MAINNET_CONTRACTS.AmmA];
 

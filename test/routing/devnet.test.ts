@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../api/server.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet/source.ts';
+import { devnetSource } from '../../indexer/sources/devnet.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { decodedCalls, getRoute, type Quote } from './helpers.ts';
 import { quoteExactIn } from '../../dexes/amm-dcl-a/math.ts';

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../api/server.ts';
-import { startSolverRelay } from '../../indexer/sources/devnet/relay.ts';
+import { startSolverRelay } from '../../devnet/relay.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { BlockWriter, decodedCalls, getRoute } from './helpers.ts';
 

@@ -5,7 +5,7 @@ import WebSocket from 'ws';
 import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet/source.ts';
+import { devnetSource } from '../../indexer/sources/devnet.ts';
 
 export const SEED = 'tokens';
 const never = new AbortController().signal;

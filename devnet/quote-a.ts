@@ -23,10 +23,10 @@
 // of `intents_executed` and `mt_burn` are the real settlement's (R), `ft_withdraw`'s the source's (S: near/intents
 // `FtWithdraw` flattened with `account_id`, `intent_hash`); only token_diff is read.
 import { createHash } from 'node:crypto';
-import { base58Encode } from '../../../near/base58.ts';
-import { simpleGetAmountIn, simpleGetAmountOut } from '../../../dexes/amm-a/math.ts';
-import type { SimplePoolState } from '../../../dexes/amm-a/state.ts';
-import { tokenDiffFee } from '../../../dexes/quote-a/math.ts';
+import { base58Encode } from '../near/base58.ts';
+import { simpleGetAmountIn, simpleGetAmountOut } from '../dexes/amm-a/math.ts';
+import type { SimplePoolState } from '../dexes/amm-a/state.ts';
+import { tokenDiffFee } from '../dexes/quote-a/math.ts';
 import { Panic, type Receipt } from './chain.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 

@@ -15,10 +15,10 @@
 // staking pool in its list; no staking-pool calls (total_actually_staked moves with rewards only); rewards are one
 // operator receipt (`distribute_rewards`) instead of the pool call and its callback, with no operator fee shares;
 // no delayed unstakes.
-import { BorshWriter } from '../../../near/borsh.ts';
-import { NEAR_TOKEN_ID } from '../../../near/token-id.ts';
-import { META_POOL_STORAGE_COST, metaPoolDiscountBps, type MetaPoolLiquidityParams } from '../../../dexes/stake-a/math.ts';
-import { mulDivFloor } from '../../../dexes/stake/rate.ts';
+import { BorshWriter } from '../near/borsh.ts';
+import { NEAR_TOKEN_ID } from '../near/token-id.ts';
+import { META_POOL_STORAGE_COST, metaPoolDiscountBps, type MetaPoolLiquidityParams } from '../dexes/stake-a/math.ts';
+import { mulDivFloor } from '../dexes/stake/rate.ts';
 import { Panic, type Receipt } from './chain.ts';
 import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward, initMetadata } from './stake.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';

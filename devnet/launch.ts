@@ -17,9 +17,9 @@
 // next action launches a successor (`tganza2.aidols.near` ...), so three curves always trade.
 // Simplifications: exact in only; the graduated token's DEX pool is not simulated; the event's standard is written
 // `aidols` 1.0.0 (the real one is not known: dexes/launch/README.md).
-import { LAUNCH_FEE_MILLIONTHS, LAUNCH_MIN_FEE, type LaunchPoolState } from '../../../dexes/launch/events.ts';
-import { launchQuoteExactIn } from '../../../dexes/launch/math.ts';
-import { BorshWriter } from '../../../near/borsh.ts';
+import { LAUNCH_FEE_MILLIONTHS, LAUNCH_MIN_FEE, type LaunchPoolState } from '../dexes/launch/events.ts';
+import { launchQuoteExactIn } from '../dexes/launch/math.ts';
+import { BorshWriter } from '../near/borsh.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';

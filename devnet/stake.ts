@@ -1,6 +1,6 @@
-// What the devnet's four stake models (stake-a.ts Meta Pool, stake-linear.ts LiNEAR and rNEAR, stake-c.ts xRHEA)
-// share: units, the near-sdk root key `STATE`, the staked tokens' NEP-148 metadata, and the devnet "epoch" at
-// which staking rewards raise the exchange rate.
+// What the devnet's four stake models (stake-a.ts Meta Pool, stake-b.ts LiNEAR, stake-c.ts xRHEA, stake-d.ts rNEAR;
+// stake-b.ts and stake-d.ts are linear-style.ts models) share: units, the near-sdk root key `STATE`, the staked
+// tokens' NEP-148 metadata, and the devnet "epoch" at which staking rewards raise the exchange rate.
 import type { TokenSpec } from './tokens.ts';
 import type { World } from './world.ts';
 

@@ -13,8 +13,8 @@
 // the xREF stake line (not written: the README asks for the `ft_mint` event). Unstaking is not modelled (its exit
 // fee rule is not public). The xRHEA supply starts at 1 xRHEA minted to the contract, backed by 1 RHEA the treasury
 // sends it (xREF divides by the supply, so it cannot start empty).
-import { xrheaStake } from '../../../dexes/stake-c/math.ts';
-import { stakeRateState } from '../../../dexes/stake/rate.ts';
+import { xrheaStake } from '../dexes/stake-c/math.ts';
+import { stakeRateState } from '../dexes/stake/rate.ts';
 import { Panic, type Receipt } from './chain.ts';
 import { RHEA_METADATA, STAKED_TOKEN_METADATA, TGAS } from './stake.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';

@@ -1,7 +1,7 @@
 // NEP-141 / NEP-145 token contracts as the devnet plays them: near-contract-standards tokens (NEP-297 `ft_transfer`,
 // `ft_mint`, `ft_burn` events) and wNEAR, whose near-sdk 3 code logs plain text (`Transfer 5 from a to b`,
 // `Deposit 5 NEAR to a`, `Withdraw 5 NEAR from a`, `Refund 5 from b to a`), as mainnet's `wrap.near` does.
-import type { FtMetadata } from '../../../near/events.ts';
+import type { FtMetadata } from '../near/events.ts';
 import { Panic, type Chain, type Receipt } from './chain.ts';
 
 export interface TokenSpec extends Omit<FtMetadata, 'spec' | 'icon' | 'reference'> {

@@ -1,26 +1,17 @@
-// StakeB (LiNEAR, `contracts.StakeB` = linear-protocol.near) and StakeD (rNEAR, `contracts.StakeD` =
-// lst.rhealab.near, a LiNEAR derivative) on the devnet: the contract is the token, `deposit_and_stake {}` with NEAR
-// attached mints it. Logs as dexes/stake-b/README.md and dexes/stake-d/README.md give them ("Exact formats"):
-//   LiNEAR: `linear` 1.0.1 `deposit` event, `stake` event, NEP-141 `ft_mint` (memo "stake"), then
-//           `Contract total staked balance is <N>. Total number of shares <S>`;
-//   rNEAR:  `rhea_lst` 1.0.0 `deposit` event, `ft_mint`, `stake` event, the same totals line; its near-sdk 5
-//           build writes every key of its events sorted (`{"data":[{"amount":..,"validator_id":..}],"event":..,
-//           "standard":..,"version":..}`, as the source's own unit test asserts: dexes/stake-d/README.md).
-// Amounts with the folders' math.ts: LiNEAR charges floor(shares·N/S) of the deposit (the few yocto left stay the
-// account's unstaked balance) and adds ceil(shares·N/S) to N; rNEAR charges and adds the whole deposit.
+// What the devnet's StakeB (stake-b.ts, LiNEAR) and StakeD (stake-d.ts, rNEAR, a LiNEAR derivative) models share:
+// the contract is the token, `deposit_and_stake {}` with NEAR attached mints it, and both log as LiNEAR does
+// (dexes/stake-b/README.md and dexes/stake-d/README.md, "Exact formats"): a `deposit` event, a `stake` event and
+// NEP-141 `ft_mint` (memo "stake") in the order each build writes them, then
+// `Contract total staked balance is <N>. Total number of shares <S>`. Each model's file gives its standard, event
+// order, key order, math and storage.
 // Rewards: the operator's `epoch_update_rewards {validator_id}` raises N and logs the `epoch_update_rewards` event
-// (one receipt here, instead of the validator call and its callback). LiNEAR writes `STATE` (its leading fields:
-// owner, managers, treasury, total_share_amount, total_staked_near_amount) on every change, so its pools row follows
-// each reward at once; rNEAR's storage layout is unknown (its decoder reads the totals line only), so the devnet
-// writes no storage for it and its pools row shows a reward at the next stake.
+// (one receipt here, instead of the validator call and its callback).
 // Simplifications: no unstaking (delayed on both: no trade), no reward fees for beneficiaries; `STATE` holds only
 // the leading fields the decoder reads; the tokens are deployed with near-contract-standards' `new {owner_id,
 // total_supply, metadata}`, its 10 NEAR seed (LiNEAR's init stakes 10 NEAR of its own) minted to the contract.
-import { BorshWriter } from '../../../near/borsh.ts';
-import { NEAR_TOKEN_ID } from '../../../near/token-id.ts';
-import { linearStake } from '../../../dexes/stake-b/math.ts';
-import { rnearStake } from '../../../dexes/stake-d/math.ts';
-import { stakeRateState, type StakeRateState } from '../../../dexes/stake/rate.ts';
+import { BorshWriter } from '../near/borsh.ts';
+import { NEAR_TOKEN_ID } from '../near/token-id.ts';
+import { stakeRateState, type StakeRateState } from '../dexes/stake/rate.ts';
 import { Panic, type Receipt } from './chain.ts';
 import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward } from './stake.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
@@ -31,22 +22,31 @@ const GENESIS_STAKE = 100_000n * NEAR;
 /** The validator the staked NEAR sits with: the devnet's only block producer (chain.ts's block author). */
 const DEVNET_VALIDATOR = 'devnet.poolv1.near';
 
-interface LinearStyleOptions {
+/** A deposit's outcome by the contract's math: shares minted, NEAR charged, and the rate after it. */
+export interface LinearStyleStake {
+  minted: bigint;
+  charged: bigint;
+  after: StakeRateState;
+}
+
+export interface LinearStyleOptions {
   id: 'StakeB' | 'StakeD';
   /** The NEP-297 standard and version of its events (LiNEAR `linear` 1.0.1, rNEAR `rhea_lst` 1.0.0). */
   standard: string;
   version: string;
   /** rNEAR's events come with their keys sorted (serde_json's map), LiNEAR's in the declared order. */
   sortedKeys: boolean;
-  /** LiNEAR: the deposit's rounding remainder stays unstaked and the mint comes after the stake event. */
-  flavour: 'linear' | 'rnear';
+  /** The contract's deposit math (dexes/<id>/math.ts). */
+  stakeMath: (rate: StakeRateState, deposit: bigint) => LinearStyleStake;
+  /** LiNEAR logs the `stake` event before the mint, rNEAR after it. */
+  stakeEventFirst: boolean;
   /** Writes `STATE` on every change (LiNEAR; rNEAR's layout is not known). */
   writesState: boolean;
   /** Rewards accrued "before" the devnet began, in percent of the genesis stake. */
   genesisRewardPercent: bigint;
 }
 
-abstract class LinearStyleDevnet implements DevnetDex {
+export abstract class LinearStyleDevnet implements DevnetDex {
   abstract readonly id: 'StakeB' | 'StakeD';
   /** [total NEAR staked, total shares]. */
   private totals: [bigint, bigint] = [0n, 0n];
@@ -93,7 +93,7 @@ abstract class LinearStyleDevnet implements DevnetDex {
 
   /** `deposit_and_stake {}` with `deposit` attached, signed by `account`. */
   stake(world: World, account: string, deposit: bigint): Receipt {
-    const { id, flavour } = this.options;
+    const { id, stakeMath, stakeEventFirst } = this.options;
     const contractId = this.contractId;
     const call = { method: 'deposit_and_stake', args: {}, deposit, gas: 50n * TGAS };
     return world.chain.transact(account, contractId, [call], (r) => {
@@ -102,15 +102,7 @@ abstract class LinearStyleDevnet implements DevnetDex {
       const afterDeposit = before + deposit;
       this.unstaked.set(account, afterDeposit);
       this.event(r, 'deposit', [{ account_id: account, amount: deposit.toString(), new_unstaked_balance: afterDeposit.toString() }]);
-      let minted: bigint;
-      let charged: bigint;
-      let after: StakeRateState;
-      if (flavour === 'linear') {
-        ({ sharesOut: minted, charged, after } = linearStake(this.rate(), deposit));
-      } else {
-        ({ sharesOut: minted, after } = rnearStake(this.rate(), deposit));
-        charged = deposit;
-      }
+      const { minted, charged, after } = stakeMath(this.rate(), deposit);
       if (minted === 0n) throw new Panic('The calculated number of "stake" shares received for staking should be positive');
       const unstaked = afterDeposit - charged;
       this.unstaked.set(account, unstaked);
@@ -122,9 +114,9 @@ abstract class LinearStyleDevnet implements DevnetDex {
         new_unstaked_balance: unstaked.toString(),
         new_stake_shares: (world.tokens.balance(contractId, account) + minted).toString(),
       };
-      if (flavour === 'linear') this.event(r, 'stake', [stakeEvent]);
+      if (stakeEventFirst) this.event(r, 'stake', [stakeEvent]);
       world.tokens.mint(r, account, minted, 'stake');
-      if (flavour === 'rnear') this.event(r, 'stake', [stakeEvent]);
+      if (!stakeEventFirst) this.event(r, 'stake', [stakeEvent]);
       r.log(`Contract total staked balance is ${this.totals[0]}. Total number of shares ${this.totals[1]}`);
       this.logged = [...this.totals];
       this.writeState(r);
@@ -180,31 +172,6 @@ abstract class LinearStyleDevnet implements DevnetDex {
       .u128(this.totals[1])
       .u128(this.totals[0]);
     r.write(STATE_KEY, w.bytes());
-  }
-}
-
-export class StakeBDevnet extends LinearStyleDevnet {
-  readonly id = 'StakeB' as const;
-
-  constructor() {
-    super({ id: 'StakeB', standard: 'linear', version: '1.0.1', sortedKeys: false, flavour: 'linear', writesState: true, genesisRewardPercent: 30n });
-  }
-
-  protected contractOf(world: World): string {
-    return world.contracts.StakeB;
-  }
-}
-
-export class StakeDDevnet extends LinearStyleDevnet {
-  readonly id = 'StakeD' as const;
-
-  constructor() {
-    // `rhea_lst` 1.0.0: the rNEAR source's event.rs (S, see dexes/stake-d/README.md).
-    super({ id: 'StakeD', standard: 'rhea_lst', version: '1.0.0', sortedKeys: true, flavour: 'rnear', writesState: false, genesisRewardPercent: 2n });
-  }
-
-  protected contractOf(world: World): string {
-    return world.contracts.StakeD;
   }
 }
 

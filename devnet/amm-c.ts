@@ -19,11 +19,11 @@
 // `register_assets`); no referral fee is charged (no referrer registered settings, so the contract adds none);
 // fees collected for accounts stay in the engine uncounted; `add_liquidity` takes both amounts whole (callers
 // send them in the pool's ratio); the engine's `user_balance_update` / `dex_balance_update` events are not logged.
-import type { AmmCFeeReceiver, AmmCPoolState, AmmCPoolType } from '../../../dexes/amm-c/events.ts';
-import { ammCContractExactOut, ammCQuoteExactIn, type AmmCQuote } from '../../../dexes/amm-c/math.ts';
-import { BorshWriter } from '../../../near/borsh.ts';
-import { b64 } from '../../../near/lake-json.ts';
-import { NEAR_TOKEN_ID } from '../../../near/token-id.ts';
+import type { AmmCFeeReceiver, AmmCPoolState, AmmCPoolType } from '../dexes/amm-c/events.ts';
+import { ammCContractExactOut, ammCQuoteExactIn, type AmmCQuote } from '../dexes/amm-c/math.ts';
+import { BorshWriter } from '../near/borsh.ts';
+import { b64 } from '../near/lake-json.ts';
+import { NEAR_TOKEN_ID } from '../near/token-id.ts';
 import { Panic, type Receipt } from './chain.ts';
 import { ONE_YOCTO, type TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';

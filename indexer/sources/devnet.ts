@@ -1,10 +1,10 @@
-// `devnet`: the simulator as a block source. Blocks before the range's start are generated and dropped (the chain
-// is rebuilt from its seed, so a restart resumes exactly where the checkpoint is); from there on blocks come at
-// `speed` per second (0: as fast as they are asked for).
+// `devnet`: the simulator of the top-level devnet/ as a block source. Blocks before the range's start are generated
+// and dropped (the chain is rebuilt from its seed, so a restart resumes exactly where the checkpoint is); from there
+// on blocks come at `speed` per second (0: as fast as they are asked for).
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
-import { rawSource } from '../raw.ts';
-import type { BlockSource } from '../source.ts';
-import { Devnet } from './devnet.ts';
+import { rawSource } from './raw.ts';
+import type { BlockSource } from './source.ts';
+import { Devnet } from '../../devnet/devnet.ts';
 
 export interface DevnetSourceOptions {
   seed: string;

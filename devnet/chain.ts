@@ -7,7 +7,7 @@
 // Simplifications: one shard; every receipt of a transaction executes in the block of the transaction
 // (breadth-first, as the runtime orders a block's local receipts); gas is a constant per receipt.
 import { createHash } from 'node:crypto';
-import { base58Encode } from '../../../near/base58.ts';
+import { base58Encode } from '../near/base58.ts';
 import {
   blockView,
   b64Json,
@@ -19,7 +19,7 @@ import {
   transferAction,
   type RawJson,
   type RawStatus,
-} from '../../../near/lake-json.ts';
+} from '../near/lake-json.ts';
 import type { Rng } from './rng.ts';
 
 /** A contract's refusal: the receipt fails with this message (as `ExecutionError`). */

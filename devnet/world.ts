@@ -1,7 +1,7 @@
 // What the devnet's contract models share: the chain, the tokens, the accounts, and the record of what the
 // simulator did (the truth a round-trip test compares the indexer's tables with).
-import type { DexContracts } from '../../../dexes/contracts.ts';
-import type { DexId } from '../../../dexes/events.ts';
+import type { DexContracts } from '../dexes/contracts.ts';
+import type { DexId } from '../dexes/events.ts';
 import type { Chain, Receipt } from './chain.ts';
 import type { Rng } from './rng.ts';
 import type { Tokens } from './tokens.ts';

@@ -13,9 +13,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Db } from '../../../db/connect.ts';
-import { base58Encode } from '../../../near/base58.ts';
-import { parseU128 } from '../../../near/units.ts';
+import type { Db } from '../db/connect.ts';
+import { base58Encode } from '../near/base58.ts';
+import { parseU128 } from '../near/units.ts';
 import { solverQuoteExactIn, solverQuoteExactOut, type SolverPool, type SolverQuote } from './quote-a.ts';
 
 export interface SolverRelayOptions {

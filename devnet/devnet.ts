@@ -1,8 +1,8 @@
 // The devnet simulator: a seeded market on the mainnet account ids. Block 1 (genesis) deploys the tokens, funds and
 // registers the wallets and opens liquid pools on every DEX model; each later block carries a few user actions
 // (trades most of the time). Same seed, same blocks, byte for byte.
-import { MAINNET_CONTRACTS, type DexContracts } from '../../../dexes/contracts.ts';
-import type { RawJson } from '../../../near/lake-json.ts';
+import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
+import type { RawJson } from '../near/lake-json.ts';
 import { AmmADevnet } from './amm-a.ts';
 import { AmmDclADevnet, devnetDclPools } from './amm-dcl-a.ts';
 import { AmmCDevnet } from './amm-c.ts';
@@ -11,8 +11,9 @@ import { LaunchDevnet } from './launch.ts';
 import { QuoteADevnet } from './quote-a.ts';
 import { Rng } from './rng.ts';
 import { StakeADevnet } from './stake-a.ts';
+import { StakeBDevnet } from './stake-b.ts';
 import { StakeCDevnet } from './stake-c.ts';
-import { StakeBDevnet, StakeDDevnet } from './stake-linear.ts';
+import { StakeDDevnet } from './stake-d.ts';
 import { Tokens, type TokenSpec } from './tokens.ts';
 import { WrapDevnet } from './wrap.ts';
 import type { DevnetDex, TruthTrade, World } from './world.ts';

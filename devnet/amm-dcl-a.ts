@@ -30,10 +30,10 @@
 // 20% of it (PROTOCOL_FEE_RATE: this model's choice, as in the README's example event; the source's default at
 // `new` is 5000 bps, 50%, and the owner sets the live rate); a swap is played only when each hop uses
 // its whole input (no leftover to refund) and completes.
-import { DCL_POINT_DELTA } from '../../../dexes/amm-dcl-a/events.ts';
-import { DclMathError, swapExactIn, type DclSwapResult } from '../../../dexes/amm-dcl-a/math.ts';
-import { getAmountX, getAmountY, getSqrtPrice, mulDivCeil, mulDivFloor, POW96 } from '../../../dexes/amm-dcl-a/range-math.ts';
-import { addLiquidity, newDclPoolState, poolReserves, removeLiquidity, type DclPoolState } from '../../../dexes/amm-dcl-a/state.ts';
+import { DCL_POINT_DELTA } from '../dexes/amm-dcl-a/events.ts';
+import { DclMathError, swapExactIn, type DclSwapResult } from '../dexes/amm-dcl-a/math.ts';
+import { getAmountX, getAmountY, getSqrtPrice, mulDivCeil, mulDivFloor, POW96 } from '../dexes/amm-dcl-a/range-math.ts';
+import { addLiquidity, newDclPoolState, poolReserves, removeLiquidity, type DclPoolState } from '../dexes/amm-dcl-a/state.ts';
 import { Panic, type Receipt } from './chain.ts';
 import { ONE_YOCTO } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';

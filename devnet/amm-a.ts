@@ -14,9 +14,9 @@
 // Inner balances are kept in memory only (the indexer does not read them). Simplifications: the admin fee is 0 (no
 // admin-fee share minting), swap volumes frozen in the pool value (as mainnet since 1.9.11), no swaps on stable
 // pools, no rated or degen pools.
-import { simpleGetAmountIn, simpleGetAmountOut } from '../../../dexes/amm-a/math.ts';
-import { computeD, MIN_RESERVE } from '../../../dexes/amm-a/stable-math.ts';
-import { amountToCAmount, cAmountToAmount, encodePool, poolKey, type AmmAPoolState, type SimplePoolState, type StableLikePoolState } from '../../../dexes/amm-a/state.ts';
+import { simpleGetAmountIn, simpleGetAmountOut } from '../dexes/amm-a/math.ts';
+import { computeD, MIN_RESERVE } from '../dexes/amm-a/stable-math.ts';
+import { amountToCAmount, cAmountToAmount, encodePool, poolKey, type AmmAPoolState, type SimplePoolState, type StableLikePoolState } from '../dexes/amm-a/state.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
