@@ -4,6 +4,7 @@ import cors from '@fastify/cors';
 import websocket from '@fastify/websocket';
 import pino, { type Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
+import type { Dex } from '../dexes/dex.ts';
 import { healthRoutes } from './health.ts';
 import { metricsRoutes } from './metrics.ts';
 import { routing } from './routing/plugin.ts';
@@ -23,9 +24,11 @@ export interface ApiOptions {
   /** Credits per minute per client IP over HTTP, for the token API and for GET /route (each its own budget; default
    * the published limit; benchmarks raise it). */
   httpCreditsPerMinute?: number;
+  /** The DEX registry (default: dexes/index.ts's). */
+  dexes?: readonly Dex[];
 }
 
-export async function buildServer({ db, logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute }: ApiOptions): Promise<FastifyInstance> {
+export async function buildServer({ db, logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes }: ApiOptions): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: (logger ?? pino({ level: logLevel, base: { proc: 'api' } })) as FastifyBaseLogger,
     // Per-request lines would drown the log under load; the metrics histogram counts requests instead.
@@ -45,7 +48,7 @@ export async function buildServer({ db, logger, logLevel = 'info', network = 'ma
   if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 1 << 20 } });
   metricsRoutes(app);
   healthRoutes(app, db);
-  routing(app, { db, network, quoteRelayUrl, ...(httpCreditsPerMinute === undefined ? {} : { creditsPerMinute: httpCreditsPerMinute }) });
+  routing(app, { db, network, quoteRelayUrl, ...(httpCreditsPerMinute === undefined ? {} : { creditsPerMinute: httpCreditsPerMinute }), ...(dexes === undefined ? {} : { dexes }) });
   // Encapsulated: its error handler and paths are the token API's own.
   await app.register(async (scope) => tokenDataRoutes(scope, { db, ...(httpCreditsPerMinute === undefined ? {} : { httpCreditsPerMinute }) }));
   return app;

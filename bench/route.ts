@@ -33,7 +33,9 @@ import { startEmbeddedPostgres } from '../db/embedded.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { simpleGetAmountOut, simpleSwap } from '../dexes/amm-a/math.ts';
 import { contractsOf } from '../dexes/contracts.ts';
-import { parsePoolsJson, poolStateEvents } from '../indexer/pools-import/parse.ts';
+import { ammA } from '../dexes/amm-a/index.ts';
+import { parsePoolsJson } from '../dexes/amm-a/snapshot.ts';
+import { poolStateEvents } from '../indexer/pools-import/events.ts';
 import { writeImport } from '../indexer/pools-import/write.ts';
 import { readText } from '../indexer/sources/raw.ts';
 
@@ -144,7 +146,7 @@ async function run(): Promise<void> {
     // What `dexlake pools import FILE --height H` does (cli/pools.ts), with the same functions.
     const parsed = parsePoolsJson(JSON.parse(readText(POOLS_FILE)));
     const contracts = contractsOf('mainnet');
-    await writeImport(db, IMPORT_HEIGHT, poolStateEvents(parsed.pools, { contractId: contracts.AmmA, height: IMPORT_HEIGHT, timestampMs: 0 }));
+    await writeImport(db, ammA, IMPORT_HEIGHT, poolStateEvents(ammA, parsed.pools, { contractId: contracts.AmmA, height: IMPORT_HEIGHT, timestampMs: 0 }));
     const graph = new RoutingGraph(db);
     await graph.loadAll();
     const router = new Router(graph, contracts);

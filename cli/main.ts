@@ -80,7 +80,7 @@ withSettings(program.command('rebuild').description('truncate the projections an
   },
 );
 
-const pools = program.command('pools').description('AmmA pool state tools');
+const pools = program.command('pools').description('pool state tools');
 withSettings(
   pools
     .command('import')
@@ -89,11 +89,12 @@ withSettings(
     )
     .argument('[file]', 'JSON snapshot of the pools')
     .option('--height <H>', 'block height the pools are the state after (needed with a FILE that records none; with --rpc: ask at that block, default the latest final one)')
-    .option('--rpc <URL>', 'fetch the pools from this NEAR JSON-RPC endpoint instead of a FILE'),
+    .option('--rpc <URL>', 'fetch the pools from this NEAR JSON-RPC endpoint instead of a FILE')
+    .option('--dex <D>', 'the DEX whose pools these are (default: the only one that offers an import, AmmA)'),
   commonSettings,
-).action(async (file: string | undefined, opts: { height?: string; rpc?: string }, command: Command) => {
+).action(async (file: string | undefined, opts: { height?: string; rpc?: string; dex?: string }, command: Command) => {
   const { poolsImport } = await import('./pools.ts');
-  await poolsImport(configOf(command, commonSettings), { file, height: opts.height, rpc: opts.rpc });
+  await poolsImport(configOf(command, commonSettings), { file, height: opts.height, rpc: opts.rpc, dex: opts.dex });
 });
 
 withSettings(

@@ -8,7 +8,9 @@ import { withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { contractsOf } from '../dexes/contracts.ts';
-import { describeSkipped, IMPORT_RECEIPT_ID, parsePoolsJson, poolStateEvents, PoolsImportError, type ImportedPoolState } from '../indexer/pools-import/parse.ts';
+import { PoolsImportError, type BootstrapPools, type Dex, type DexBootstrap } from '../dexes/dex.ts';
+import { DEXES } from '../dexes/index.ts';
+import { describeSkipped, importReceiptId, poolStateEvents } from '../indexer/pools-import/events.ts';
 import { fetchPools } from '../indexer/pools-import/rpc.ts';
 import { indexedBlockTimestampMs, writeImport } from '../indexer/pools-import/write.ts';
 
@@ -16,6 +18,7 @@ export interface PoolsImportOptions {
   file?: string | undefined;
   height?: string | undefined;
   rpc?: string | undefined;
+  dex?: string | undefined;
 }
 
 interface Snapshot {
@@ -23,8 +26,21 @@ interface Snapshot {
   /** null: the source does not say (a file); taken from the log's block when it has it. */
   timestampMs: number | null;
   total: number;
-  pools: ImportedPoolState[];
+  pools: BootstrapPools['pools'];
   skipped: Record<string, number>;
+}
+
+/** The DEX to import: the one asked, else the registry's only one with a bootstrap. */
+function dexToImport(id: string | undefined): Dex & { bootstrap: DexBootstrap } {
+  const offered = DEXES.filter((d): d is Dex & { bootstrap: DexBootstrap } => d.bootstrap !== undefined);
+  const names = offered.map((d) => d.id).join(', ');
+  if (id === undefined) {
+    if (offered.length !== 1) throw new ConfigError(`pools import needs --dex, one of ${names}`);
+    return offered[0]!;
+  }
+  const dex = offered.find((d) => d.id === id);
+  if (dex === undefined) throw new ConfigError(`--dex ${id}: expected one of ${names}`);
+  return dex;
 }
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -35,9 +51,10 @@ export async function poolsImport(config: Config, options: PoolsImportOptions): 
   if ((options.file === undefined) === (rpcUrl === undefined)) {
     throw new ConfigError(options.file === undefined ? 'pools import needs a FILE or --rpc URL' : 'pools import takes a FILE or --rpc URL, not both');
   }
-  const contractId = contractsOf(config.nearNetwork).AmmA;
+  const dex = dexToImport(options.dex);
+  const contractId = dex.contract(contractsOf(config.nearNetwork));
   // Read and check everything before the database is opened: a bad file costs nothing.
-  const snapshot = rpcUrl === undefined ? await fromFile(options.file!, height) : await fromRpc(rpcUrl, contractId, height);
+  const snapshot = rpcUrl === undefined ? await fromFile(dex.bootstrap, options.file!, height) : await fromRpc(dex.bootstrap, rpcUrl, contractId, height);
 
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { max: 2 });
@@ -45,12 +62,13 @@ export async function poolsImport(config: Config, options: PoolsImportOptions): 
       await migrateToLatest(db.kysely);
       const indexedAt = await indexedBlockTimestampMs(db, snapshot.height);
       const timestampMs = snapshot.timestampMs ?? indexedAt ?? 0;
-      const events = poolStateEvents(snapshot.pools, { contractId, height: snapshot.height, timestampMs });
-      const written = await writeImport(db, snapshot.height, events);
+      const events = poolStateEvents(dex, snapshot.pools, { contractId, height: snapshot.height, timestampMs });
+      const written = await writeImport(db, dex, snapshot.height, events);
       const imported = snapshot.pools.length;
-      say(`imported ${imported} simple pools of ${contractId} at height ${snapshot.height} as pool_state events of receipt ${IMPORT_RECEIPT_ID}`);
+      const kinds = [...new Set(snapshot.pools.map((p) => p.kind))].join('/');
+      say(`imported ${imported} ${kinds} pools of ${contractId} at height ${snapshot.height} as pool_state events of receipt ${importReceiptId(dex)}`);
       const skippedCount = snapshot.total - imported;
-      if (skippedCount) say(`skipped ${skippedCount} that cannot be represented exactly: ${describeSkipped(snapshot.skipped)}`);
+      if (skippedCount) say(`skipped ${skippedCount} that cannot be represented exactly: ${describeSkipped(dex, snapshot.skipped)}`);
       if (written.replaced) say(`replaced the ${written.replaced} events of the earlier import at height ${snapshot.height}`);
       if (written.rederived) say('re-derived every projection from the event log (a re-import, or the log has events at or above this height)');
       if (snapshot.timestampMs === null && indexedAt === null) say(`block ${snapshot.height} is not indexed and the file gives no time: the events carry timestamp 0`);
@@ -62,7 +80,7 @@ export async function poolsImport(config: Config, options: PoolsImportOptions): 
   });
 }
 
-async function fromFile(file: string, height: number | undefined): Promise<Snapshot> {
+async function fromFile(bootstrap: DexBootstrap, file: string, height: number | undefined): Promise<Snapshot> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -78,7 +96,7 @@ async function fromFile(file: string, height: number | undefined): Promise<Snaps
   }
   let parsed;
   try {
-    parsed = parsePoolsJson(json);
+    parsed = bootstrap.snapshot(json);
   } catch (error) {
     if (error instanceof PoolsImportError) throw new ConfigError(`${file}: ${error.message}`);
     throw error;
@@ -88,14 +106,14 @@ async function fromFile(file: string, height: number | undefined): Promise<Snaps
   }
   const at = parsed.height ?? height;
   if (at === undefined) throw new ConfigError(`${file} records no block height: give the height its pools are the state after with --height H`);
-  say(`read ${parsed.total} pools from ${file} (${parsed.shape} shape)`);
+  say(`read ${parsed.total} pools from ${file}${parsed.shape === undefined ? '' : ` (${parsed.shape} shape)`}`);
   return { height: at, timestampMs: null, total: parsed.total, pools: parsed.pools, skipped: parsed.skipped };
 }
 
-async function fromRpc(rpcUrl: string, contractId: string, height: number | undefined): Promise<Snapshot> {
+async function fromRpc(bootstrap: DexBootstrap, rpcUrl: string, contractId: string, height: number | undefined): Promise<Snapshot> {
   say(`asking ${rpcUrl} for the pools of ${contractId} at ${height === undefined ? 'the latest final block' : `block ${height}`}`);
   try {
-    const fetched = await fetchPools({ rpcUrl, contractId, height, onPage: (done, total, at) => say(`fetched ${done} of ${total} pools at block ${at}`) });
+    const fetched = await fetchPools({ rpcUrl, contractId, bootstrap, height, onPage: (done, total, at) => say(`fetched ${done} of ${total} pools at block ${at}`) });
     return { height: fetched.height, timestampMs: fetched.timestampMs, total: fetched.total, pools: fetched.pools, skipped: fetched.skipped };
   } catch (error) {
     // A pool the node describes wrongly is not the operator's mistake: exit 1 like any other failure.

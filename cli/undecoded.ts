@@ -5,7 +5,7 @@ import { ConfigError, type Config } from './config.ts';
 import { withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { DEX_IDS } from '../dexes/events.ts';
+import { DEX_IDS } from '../dexes/index.ts';
 import { KEEP_PER_DEX, readUndecodedTotals } from '../indexer/projections/undecoded.ts';
 
 export interface UndecodedOptions {

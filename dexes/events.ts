@@ -7,8 +7,8 @@
 // (`nep245:...`, `nep171:...`) whole, as no NEP-141 contract stands for them.
 import type { EventBase } from '../near/events.ts';
 
-export const DEX_IDS = ['AmmA', 'AmmDclA', 'AmmC', 'QuoteA', 'Launch', 'Wrap', 'StakeA', 'StakeB', 'StakeC', 'StakeD'] as const;
-export type DexId = (typeof DEX_IDS)[number];
+/** A DEX id: one of the registry's (`dexes/index.ts`). */
+export type DexId = string;
 
 /** What every pool state carries. */
 export interface PoolStateCommon {

@@ -1,40 +1,30 @@
-// The registry: every DEX id with its decoder. A new DEX is a new folder and one line here.
-import type { Block } from '../near/block.ts';
+// The registry: every DEX the service knows, in the order the API lists them (and breaks ranking ties by). A new DEX
+// is a new folder exporting its `Dex` (dex.ts) and one line here; nothing outside dexes/ and devnet/ names a DEX id.
 import type { UndecodedEvent } from '../near/events.ts';
-import { decodeAmmA } from './amm-a/decode.ts';
-import { decodeAmmC } from './amm-c/decode.ts';
-import { decodeAmmDclA } from './amm-dcl-a/decode.ts';
-import { decodeLaunch } from './launch/decode.ts';
-import { decodeQuoteA } from './quote-a/decode.ts';
-import { decodeStakeA } from './stake-a/decode.ts';
-import { decodeStakeB } from './stake-b/decode.ts';
-import { decodeStakeC } from './stake-c/decode.ts';
-import { decodeStakeD } from './stake-d/decode.ts';
-import { decodeWrap } from './wrap/decode.ts';
+import { ammA } from './amm-a/index.ts';
 import type { AmmAEvent } from './amm-a/events.ts';
-import type { DexContracts } from './contracts.ts';
-import type { DexEvent, DexId } from './events.ts';
+import { ammC } from './amm-c/index.ts';
+import { ammDclA } from './amm-dcl-a/index.ts';
+import type { Dex } from './dex.ts';
+import type { DexEvent } from './events.ts';
+import { launch } from './launch/index.ts';
+import { quoteA } from './quote-a/index.ts';
+import { stakeA } from './stake-a/index.ts';
 import type { StakeANslpEvent } from './stake-a/events.ts';
+import { stakeB } from './stake-b/index.ts';
+import { stakeC } from './stake-c/index.ts';
+import { stakeD } from './stake-d/index.ts';
+import { wrap } from './wrap/index.ts';
 
 /** The shared vocabulary, the events some DEXes add to it, and what a decoder could not read. */
 export type DecodedDexEvent = DexEvent | AmmAEvent | StakeANslpEvent | UndecodedEvent;
 
-export interface DexDecoder {
-  id: DexId;
-  /** Block -> this DEX's events, numbered per receipt from 0. Pure. */
-  decode(block: Block, contracts: DexContracts): DecodedDexEvent[];
-}
+export const DEXES: readonly Dex[] = [ammA, ammDclA, ammC, quoteA, launch, wrap, stakeA, stakeB, stakeC, stakeD];
 
-export const DEX_DECODERS: readonly DexDecoder[] = [
-  { id: 'AmmA', decode: (block, c) => decodeAmmA(block, { contractId: c.AmmA }) },
-  // Swaps and liquidity only: its pool state needs the previous state (see amm-dcl-a/README.md), kept by the indexer.
-  { id: 'AmmDclA', decode: (block, c) => decodeAmmDclA(block, c) },
-  { id: 'AmmC', decode: decodeAmmC },
-  { id: 'QuoteA', decode: decodeQuoteA },
-  { id: 'Launch', decode: decodeLaunch },
-  { id: 'Wrap', decode: decodeWrap },
-  { id: 'StakeA', decode: decodeStakeA },
-  { id: 'StakeB', decode: decodeStakeB },
-  { id: 'StakeC', decode: decodeStakeC },
-  { id: 'StakeD', decode: decodeStakeD },
-];
+/** The DEX ids, in registry order. */
+export const DEX_IDS: readonly string[] = DEXES.map((d) => d.id);
+
+/** A registry's DEX of this id, or undefined. */
+export function dexOf(id: string, dexes: readonly Dex[] = DEXES): Dex | undefined {
+  return dexes.find((d) => d.id === id);
+}

@@ -34,3 +34,9 @@ export function ftTransferCall(tokenId: string, receiverId: string, amount: bigi
   return functionCall(tokenId, 'ft_transfer_call', { receiver_id: receiverId, amount: amount.toString(), msg }, gas, ONE_YOCTO);
 }
 
+
+/** The trader's registration with the token a route pays out by `ft_transfer`, unless it is native NEAR, an inner
+ * balance, or indexed as registered already. */
+export function outputStorageSteps(token: string, trader: string, registered: (contractId: string) => boolean): FunctionCallStep[] {
+  return token === 'near' || token.startsWith('inner-nep141:') || registered(token) ? [] : [storageDepositCall(token, trader)];
+}

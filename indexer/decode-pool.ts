@@ -4,6 +4,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
+import type { Dex } from '../dexes/dex.ts';
+import { DEXES } from '../dexes/index.ts';
 import { decodeRaw, type DecodedBlock } from './decode.ts';
 import type { BlockRange, BlockSource, RawBlock } from './sources/source.ts';
 
@@ -23,14 +25,18 @@ interface Job {
   reject(error: Error): void;
 }
 
-/** `size` worker threads; 0 decodes inline on the calling thread. `contracts`: the network's DEX contracts. */
-export function createDecodePool(size = defaultWorkers(), contracts: DexContracts = MAINNET_CONTRACTS): DecodePool {
+/**
+ * `size` worker threads; 0 decodes inline on the calling thread. `contracts`: the network's DEX contracts. Workers
+ * decode with the registry of dexes/index.ts (code does not cross threads): another registry decodes inline.
+ */
+export function createDecodePool(size = defaultWorkers(), contracts: DexContracts = MAINNET_CONTRACTS, dexes: readonly Dex[] = DEXES): DecodePool {
+  if (size > 0 && dexes !== DEXES) throw new Error('a registry of its own decodes on the calling thread: pass 0 workers');
   if (size === 0) {
     let inFlight = 0;
     return {
       decode: (raw) => {
         inFlight++;
-        return decodeRaw(raw, contracts).finally(() => inFlight--);
+        return decodeRaw(raw, contracts, dexes).finally(() => inFlight--);
       },
       inFlight: () => inFlight,
       close: async () => {},

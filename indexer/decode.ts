@@ -1,9 +1,9 @@
 // Raw block -> what the pipeline writes: the block's identity and its domain events. Pure apart from reading the
 // raw block's files; runs on a decode worker (decode-pool.ts) or inline.
 import type { Block } from '../near/block.ts';
-import { extractDclLogs, type LocatedDclLog } from '../dexes/amm-dcl-a/decode.ts';
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
-import { DEX_DECODERS } from '../dexes/index.ts';
+import type { Dex } from '../dexes/dex.ts';
+import { DEXES } from '../dexes/index.ts';
 import { decodeBlock } from '../near/decode.ts';
 import { compareEvents, eventRowsText, type DomainEvent, type EventRowsText } from './event-rows.ts';
 import { loadRawBlock } from './sources/raw.ts';
@@ -18,8 +18,9 @@ export interface DecodedBlock {
   events: DomainEvent[];
   /** The COPY text of the events' rows, rendered here, beside the decoding, rather than on the writer's thread. */
   rows: EventRowsText;
-  /** AmmDclA's logs: its pool states need the states before the block (dcl-stage.ts, on the writer's thread). */
-  dclLogs: LocatedDclLog[];
+  /** The inputs of each DEX whose pool states need the states before the block (`Dex.fold`): folded on the
+   * writer's thread, in height order (fold-stage.ts). */
+  foldInputs: Array<{ dex: string; inputs: unknown[] }>;
 }
 
 /**
@@ -27,11 +28,11 @@ export interface DecodedBlock {
  * per receipt from 0; here a DEX's events of a receipt are numbered after the ones before them, so
  * (block, receipt, index) stays the log's key.
  */
-export function decodeEvents(block: Block, contracts: DexContracts = MAINNET_CONTRACTS): DomainEvent[] {
+export function decodeEvents(block: Block, contracts: DexContracts = MAINNET_CONTRACTS, dexes: readonly Dex[] = DEXES): DomainEvent[] {
   const events: DomainEvent[] = decodeBlock(block);
   const next = new Map<string, number>();
   for (const e of events) next.set(e.receiptId, Math.max(next.get(e.receiptId) ?? 0, e.index + 1));
-  for (const dex of DEX_DECODERS) {
+  for (const dex of dexes) {
     const decoded = dex.decode(block, contracts);
     const base = new Map(next);
     for (const e of decoded) {
@@ -62,9 +63,14 @@ function attachReceipts(block: Block, events: DomainEvent[]): void {
   }
 }
 
-export async function decodeRaw(raw: RawBlock, contracts: DexContracts = MAINNET_CONTRACTS): Promise<DecodedBlock> {
+export async function decodeRaw(raw: RawBlock, contracts: DexContracts = MAINNET_CONTRACTS, dexes: readonly Dex[] = DEXES): Promise<DecodedBlock> {
   const block = await loadRawBlock(raw);
-  const events = decodeEvents(block, contracts).sort(compareEvents);
+  const events = decodeEvents(block, contracts, dexes).sort(compareEvents);
+  const foldInputs: DecodedBlock['foldInputs'] = [];
+  for (const dex of dexes) {
+    const inputs = dex.fold?.inputs(block, contracts);
+    if (inputs?.length) foldInputs.push({ dex: dex.id, inputs });
+  }
   return {
     height: block.height,
     hash: block.hash,
@@ -72,6 +78,6 @@ export async function decodeRaw(raw: RawBlock, contracts: DexContracts = MAINNET
     timestampMs: block.timestampMs,
     events,
     rows: eventRowsText(events),
-    dclLogs: extractDclLogs(block, contracts.AmmDclA),
+    foldInputs,
   };
 }

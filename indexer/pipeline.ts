@@ -4,7 +4,9 @@
 // decoded: PostgreSQL and the decoder work at the same time, on different cores.
 import type { Db } from '../db/connect.ts';
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
-import { DclStage } from './dcl-stage.ts';
+import type { Dex } from '../dexes/dex.ts';
+import { DEXES } from '../dexes/index.ts';
+import { FoldStage } from './fold-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import { eventRowsText, type DomainEvent } from './event-rows.ts';
 import type { Progress } from './progress.ts';
@@ -32,6 +34,8 @@ export interface IngestOptions {
   progress?: Progress;
   /** The network's DEX contracts (default: mainnet's, which the devnet uses too). */
   contracts?: DexContracts;
+  /** The DEX registry (default: dexes/index.ts's); another one decodes on this thread (`workers: 0`). */
+  dexes?: readonly Dex[];
   /** Decode worker threads (default: one per spare core; 0 decodes on this thread). */
   workers?: number;
   /** Extra events for a batch before it is written (token metadata over RPC). */
@@ -109,8 +113,9 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   };
 
   const contracts = options.contracts ?? MAINNET_CONTRACTS;
-  const dcl = await DclStage.load(db.kysely, contracts);
-  const pool = createDecodePool(options.workers, contracts);
+  const dexes = options.dexes ?? DEXES;
+  const folds = await FoldStage.load(db.kysely, dexes, contracts);
+  const pool = createDecodePool(options.workers ?? (dexes === DEXES ? undefined : 0), contracts, dexes);
   const iterator = decodedBlocks(source, { from, to: options.to }, signal, pool)[Symbol.asyncIterator]();
   try {
     let pending = iterator.next();
@@ -131,7 +136,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
             `the source skipped blocks or is on another chain; re-index with \`dexlake replay\` or start elsewhere with --from`,
         );
       }
-      dcl.apply(block);
+      folds.apply(block);
       blocks.push({
         height: block.height,
         hash: block.hash,

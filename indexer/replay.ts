@@ -5,7 +5,9 @@ import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { fromRow, type DomainEvent } from './event-rows.ts';
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
-import { DclStage } from './dcl-stage.ts';
+import type { Dex } from '../dexes/dex.ts';
+import { DEXES } from '../dexes/index.ts';
+import { FoldStage } from './fold-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import type { Progress } from './progress.ts';
 import type { BlockSource } from './sources/source.ts';
@@ -67,10 +69,12 @@ export interface ReplayOptions {
   progress?: Progress;
   /** The network's DEX contracts (default: mainnet's). */
   contracts?: DexContracts;
+  /** The DEX registry (default: dexes/index.ts's); another one decodes on this thread. */
+  dexes?: readonly Dex[];
 }
 
 /** Replaces the log's blocks and events in [from, to] with what the source gives now, then rebuilds. */
-export async function replay({ db, source, from, to, signal, progress, contracts = MAINNET_CONTRACTS }: ReplayOptions): Promise<{ blocks: number; events: number }> {
+export async function replay({ db, source, from, to, signal, progress, contracts = MAINNET_CONTRACTS, dexes = DEXES }: ReplayOptions): Promise<{ blocks: number; events: number }> {
   if (from > to) throw new Error(`replay: --from ${from} is above --to ${to}`);
   return inTransaction(db, async (tx) => {
     // Events the blocks give are replaced; those learned over RPC (`rpc:` receipts) or imported (`import:`, see
@@ -90,11 +94,11 @@ export async function replay({ db, source, from, to, signal, progress, contracts
       blocks = [];
       events = [];
     };
-    const dcl = await DclStage.load(tx.kysely, contracts, from);
-    const pool = createDecodePool(undefined, contracts);
+    const folds = await FoldStage.load(tx.kysely, dexes, contracts, from);
+    const pool = createDecodePool(dexes === DEXES ? undefined : 0, contracts, dexes);
     try {
       for await (const block of decodedBlocks(source, { from, to }, signal, pool)) {
-        dcl.apply(block);
+        folds.apply(block);
         blocks.push({ height: block.height, hash: block.hash, prevHash: block.prevHash, timestampMs: block.timestampMs, gapBefore: previous === undefined ? 0 : block.height - previous - 1 });
         for (const event of block.events) events.push(event);
         previous = block.height;

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEX_DECODERS } from '../dexes/index.ts';
+import { DEXES } from '../dexes/index.ts';
 import { normalizeStreamerMessage } from '../near/block.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { Devnet } from '../devnet/devnet.ts';
@@ -68,7 +68,7 @@ describe(`devnet round trip over ${BLOCKS} blocks`, () => {
   });
 
   it('every hop the simulator executed is a trade_hops row, and nothing else is', async () => {
-    const decoded = new Set<string>(DEX_DECODERS.map((d) => d.id));
+    const decoded = new Set<string>(DEXES.map((d) => d.id));
     const truth = devnet.trades.filter((t) => decoded.has(t.dex));
     expect(truth.length).toBeGreaterThan(500);
     const rows = await db.kysely
@@ -135,10 +135,10 @@ describe(`Meta Pool's liquid unstake over ${BLOCKS} devnet blocks`, () => {
     await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), to: BLOCKS, signal: never });
     const graph = new RoutingGraph(db);
     await graph.loadAll();
-    expect(graph.metaPoolNslp).toBe(model.nslpAvailable());
+    expect(graph.ledgers.get('StakeA')).toBe(model.nslpAvailable());
     // The devnet's liquid unstakes leave the pool below its 10,000 NEAR target now and then: amounts up to the
     // whole pool cross the fee curve's three parts.
-    const [unstake] = hopsOfPool(graph.poolsOf('StakeA')[0]!, { contracts: MAINNET_CONTRACTS, registrations: null, metaPoolNslp: graph.metaPoolNslp }).filter((h) => h.tokenOut === 'near');
+    const [unstake] = hopsOfPool(graph.poolsOf('StakeA')[0]!, { contracts: MAINNET_CONTRACTS, registrations: null, ledgers: graph.ledgers }).filter((h) => h.tokenOut === 'near');
     const rates = new Set<number>();
     for (const st of [10n ** 18n, 10n ** 24n, 3_000n * 10n ** 24n, 9_000n * 10n ** 24n, model.nslpAvailable(), 2n * model.nslpAvailable()]) {
       const quote = model.liquidUnstakeQuote(st);

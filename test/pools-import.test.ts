@@ -9,7 +9,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AmmAPoolStateEvent } from '../dexes/amm-a/events.ts';
 import { blockView } from '../near/lake-json.ts';
-import { IMPORT_RECEIPT_ID, parsePoolsJson, parseGetPools, poolStateEvents, PoolsImportError, type ImportedPoolState } from '../indexer/pools-import/parse.ts';
+import { ammA } from '../dexes/amm-a/index.ts';
+import { parsePoolsJson, parseGetPools, type ImportedPoolState } from '../dexes/amm-a/snapshot.ts';
+import { PoolsImportError } from '../dexes/dex.ts';
+import { importReceiptId, poolStateEvents as eventsOf, type ImportAt } from '../indexer/pools-import/events.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { prepareBatch, writeBatch } from '../indexer/store.ts';
@@ -17,6 +20,9 @@ import { runDexlake } from './harness/cli.ts';
 import { createMigratedDb, tableChecksums } from './harness/db.ts';
 import { readDataText } from './harness/fixtures.ts';
 
+
+const IMPORT_RECEIPT_ID = importReceiptId(ammA);
+const poolStateEvents = (pools: readonly ImportedPoolState[], at: ImportAt) => eventsOf(ammA, pools, at);
 const never = new AbortController().signal;
 const tmp = mkdtempSync(path.join(tmpdir(), 'dexlake-pools-import-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -7,19 +7,13 @@ import type { Db } from '../../db/connect.ts';
 import { isDatabaseUnavailable } from '../../db/errors.ts';
 import { sql } from '../../db/kysely.ts';
 import { mergeNotifications, NOTIFY_CHANNEL, parseBlocksNotification, type BlocksNotification } from '../../db/notify.ts';
-import type { TokenRate } from '../../dexes/amm-a/state.ts';
-import { dclPoolStateFromJson } from '../../dexes/amm-dcl-a/state.ts';
-import { DEX_IDS, type DexId, type PoolStateCommon } from '../../dexes/events.ts';
+import type { Dex, DexLedger, RoutingPool } from '../../dexes/dex.ts';
+import type { DexId, PoolStateCommon } from '../../dexes/events.ts';
+import { DEXES } from '../../dexes/index.ts';
 import { jsonWithBigints } from '../../near/units.ts';
 import { largestMovePpm } from './volatility.ts';
 
-/** A pool as the router reads it: the DEX's own state, amounts revived to bigint. */
-export interface RoutingPool {
-  dex: DexId;
-  poolId: string;
-  state: PoolStateCommon & Record<string, unknown>;
-  updatedHeight: number;
-}
+export type { RoutingPool } from '../../dexes/dex.ts';
 
 export interface TokenInfo {
   decimals: number | null;
@@ -92,23 +86,6 @@ async function requestRead<T>(read: Promise<T>): Promise<T> {
   }
 }
 
-/** The rates of an AmmA `rates` event as stored (amounts as decimal strings); an entry that does not read is left
- * out, so its pools do not route rather than route at a wrong rate. */
-function ratesFromPayload(payload: unknown): Map<string, TokenRate> {
-  const rates = new Map<string, TokenRate>();
-  const digits = (v: unknown): bigint | null => (typeof v === 'string' && /^\d{1,40}$/.test(v) ? BigInt(v) : null);
-  const list = (payload as { dex?: unknown; rates?: unknown }).rates;
-  if ((payload as { dex?: unknown }).dex !== 'AmmA' || !Array.isArray(list)) return rates;
-  for (const entry of list as Record<string, unknown>[]) {
-    const storedRates = digits(entry.storedRates);
-    const ratesUpdatedAt = digits(entry.ratesUpdatedAt);
-    if (typeof entry.tokenId !== 'string' || storedRates === null || ratesUpdatedAt === null) continue;
-    rates.set(entry.tokenId, { ...(entry as unknown as TokenRate), storedRates, ratesUpdatedAt });
-  }
-  return rates;
-}
-
-const KNOWN_DEX: ReadonlySet<string> = new Set(DEX_IDS);
 const poolKey = (dex: string, poolId: string) => `${dex}:${poolId}`;
 
 export class RoutingGraph {
@@ -120,17 +97,22 @@ export class RoutingGraph {
   height = 0;
   /** The latest indexed block's time in ns (what AmmA's stable pools ramp their amp by); null before any block. */
   nowNs: bigint | null = null;
-  /** AmmA's rated-token rates from the latest `rates` event; null until one is indexed (no rated pool routes). */
-  ammARates: ReadonlyMap<string, TokenRate> | null = null;
-  /** The NEAR of Meta Pool's liquid-unstake pool (StakeA `nslp` events); null until a liquid unstake logged it. */
-  metaPoolNslp: bigint | null = null;
+  /** Each DEX's ledger value (`Dex.ledger`: state kept in the event log), by DEX id; absent until one is indexed. */
+  readonly ledgers = new Map<string, unknown>();
   private queue: Promise<void> = Promise.resolve();
   private stopped = false;
   /** The next notification step, queued and not started yet: later notifications merge into it. */
   private pending: { notification: BlocksNotification; step: Promise<void> } | undefined;
   private readonly listeners = new Set<(changedPools: ReadonlySet<string> | 'all') => void>();
 
-  constructor(private readonly db: Db) {}
+  private readonly dexes: ReadonlyMap<string, Dex>;
+
+  constructor(
+    private readonly db: Db,
+    dexes: readonly Dex[] = DEXES,
+  ) {
+    this.dexes = new Map(dexes.map((d) => [d.id, d]));
+  }
 
   /** Pools of one DEX, sorted by pool key (deterministic iteration for the pathfinders). */
   poolsOf(dex: DexId): readonly RoutingPool[] {
@@ -158,8 +140,7 @@ export class RoutingGraph {
       this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).where('stale', '=', false).execute(),
       this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
       this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
-      this.readTimeAndRates(),
-      this.readMetaPoolNslp(),
+      this.readTimeAndLedgers(),
     ]);
     this.pools.clear();
     for (const row of pools) this.putPool(row);
@@ -207,11 +188,13 @@ export class RoutingGraph {
     // A named pool without a (fresh) row was deleted or went stale.
     for (const key of keys) this.pools.delete(key);
     for (const row of rows) this.putPool(row);
-    // Whatever moves Meta Pool's liquid-unstake pool also writes its STATE, so names the StakeA pool.
-    const [ratesChanged] = await Promise.all([this.readTimeAndRates(), wanted.some((w) => w.dex === 'StakeA') ? this.readMetaPoolNslp() : undefined]);
-    // New rates move every rated pool's quotes, though no pool was written: they count as changed.
+    const ledgersChanged = await this.readTimeAndLedgers();
+    // A new ledger value moves the quotes of the pools it affects, though no pool was written: they count as changed.
     const changed = new Set(keys);
-    if (ratesChanged) for (const [key, pool] of this.pools) if (pool.dex === 'AmmA' && pool.state.kind === 'rated') changed.add(key);
+    for (const [key, pool] of this.pools) {
+      const ledger = ledgersChanged.has(pool.dex) ? this.dexes.get(pool.dex)?.ledger : undefined;
+      if (ledger !== undefined && (ledger.affects?.(pool.state) ?? true)) changed.add(key);
+    }
     if (tokenIds.length) {
       const [tokens, market] = await Promise.all([
         this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
@@ -316,40 +299,47 @@ export class RoutingGraph {
     };
   }
 
-  /** The latest block's time and AmmA's latest rates: both change without any pool write. True when the rates did. */
-  private async readTimeAndRates(): Promise<boolean> {
-    const [latest, rates] = await Promise.all([
+  /** The latest block's time and every DEX's ledger (both change without any pool write); the ids of the DEXes
+   * whose ledger changed. */
+  private async readTimeAndLedgers(): Promise<Set<string>> {
+    const readers = [...this.dexes.values()].flatMap((dex) => (dex.ledger === undefined ? [] : [{ dex, ledger: dex.ledger }]));
+    const [latest, ...values] = await Promise.all([
       this.db.kysely.selectFrom('blocks').select('timestamp_ms').orderBy('height', 'desc').limit(1).executeTakeFirst(),
-      // events_rates (migration 0007) serves exactly this order and filter.
-      this.db.kysely
-        .selectFrom('events')
-        .select('payload')
-        .where('kind', '=', 'rates')
-        .orderBy('block_height', 'desc')
-        .orderBy('receipt_id', 'desc')
-        .orderBy('index', 'desc')
-        .limit(1)
-        .executeTakeFirst(),
+      ...readers.map(({ ledger }) => this.readLedger(ledger)),
     ]);
     if (latest) this.nowNs = BigInt(latest.timestamp_ms) * 1_000_000n;
-    if (!rates) return false;
-    const before = this.ammARates;
-    this.ammARates = ratesFromPayload(rates.payload);
-    return before === null || jsonWithBigints([...before]) !== jsonWithBigints([...this.ammARates]);
+    const changed = new Set<string>();
+    const text = (v: unknown) => jsonWithBigints(v instanceof Map ? [...v] : v);
+    readers.forEach(({ dex }, i) => {
+      const value = values[i];
+      const before = this.ledgers.get(dex.id);
+      if (value === undefined) this.ledgers.delete(dex.id);
+      else this.ledgers.set(dex.id, value);
+      if (value !== undefined && (before === undefined || text(before) !== text(value))) changed.add(dex.id);
+    });
+    return changed;
   }
 
-  /** The latest `nslp` figure plus the moves of the blocks after it (the event's own fold, events.ts of StakeA). */
-  private async readMetaPoolNslp(): Promise<void> {
-    // events_nslp (migration 0008) serves both the backward scan for the figure and the range of moves after it.
-    const { rows } = await sql<{ available: string }>`
+  /** A ledger's value from the log, or undefined while the log has none. A partial index on the event kind serves
+   * each read (migrations 0007, 0008): PostgreSQL plans a one-off statement with its parameters' values. */
+  private async readLedger(ledger: DexLedger): Promise<unknown> {
+    const kind = ledger.eventKind;
+    if (ledger.read === 'latest') {
+      const { rows } = await sql<{ payload: unknown }>`
+        select payload from events where kind = ${kind} order by block_height desc, receipt_id desc, index desc limit 1`.execute(this.db.kysely);
+      return rows[0] === undefined ? undefined : ledger.parse(rows[0].payload);
+    }
+    // The latest figure plus the deltas of the blocks after it.
+    const { figure, delta } = ledger;
+    const { rows } = await sql<{ total: string }>`
       with figure as (
-        select block_height, (payload->>'available')::numeric as available from events
-        where kind = 'nslp' and payload->>'available' is not null
+        select block_height, (payload->>${figure})::numeric as value from events
+        where kind = ${kind} and payload->>${figure} is not null
         order by block_height desc, receipt_id desc, index desc limit 1)
-      select (f.available + coalesce(
-        (select sum((e.payload->>'delta')::numeric) from events e where e.kind = 'nslp' and e.block_height > f.block_height), 0))::text as available
+      select (f.value + coalesce(
+        (select sum((e.payload->>${delta})::numeric) from events e where e.kind = ${kind} and e.block_height > f.block_height), 0))::text as total
       from figure f`.execute(this.db.kysely);
-    this.metaPoolNslp = rows[0] === undefined ? null : BigInt(rows[0].available);
+    return rows[0] === undefined ? undefined : ledger.parse(BigInt(rows[0].total));
   }
 
   private enqueue(step: () => Promise<void>): Promise<void> {
@@ -360,11 +350,12 @@ export class RoutingGraph {
   }
 
   private putPool(row: { dex: string; pool_id: string; state: unknown; updated_height: number }): void {
-    if (!KNOWN_DEX.has(row.dex)) return;
+    const dex = this.dexes.get(row.dex);
+    if (dex === undefined) return;
     let state: PoolStateCommon & Record<string, unknown>;
     try {
-      // AmmDclA's state has its own JSON revival (points, orders); the others' amounts are revived by name.
-      state = row.dex === 'AmmDclA' ? (dclPoolStateFromJson(row.state) as unknown as PoolStateCommon & Record<string, unknown>) : reviveState(row.state);
+      // A DEX may revive its own state (AmmDclA: points, orders); the others' amounts are revived by name.
+      state = dex.reviveState === undefined ? reviveState(row.state) : dex.reviveState(row.state);
     } catch {
       return; // a state this api cannot read is not routed
     }

@@ -2,7 +2,8 @@
 // The texts the aggregator itself uses are kept word for word (near-facts.md "Errors the aggregator returns");
 // the others are written in the same style. Pure: a query object in, a RouteQuery or a message out.
 import { z } from 'zod';
-import { DEX_IDS, type DexId } from '../../dexes/events.ts';
+import type { DexId } from '../../dexes/events.ts';
+import { DEX_IDS } from '../../dexes/index.ts';
 import { isValidAccountId, parseTokenId, type TokenId } from '../../near/token-id.ts';
 import { parseU128 } from '../../near/units.ts';
 
@@ -24,7 +25,7 @@ export interface RouteQuery {
   slippage: Slippage;
   traderAccountId: string | null;
   referrerId: string | null;
-  /** The DEX ids to ask, in DEX_IDS order. */
+  /** The DEX ids to ask, in registry order. */
   dexes: DexId[];
 }
 
@@ -60,7 +61,6 @@ function echo(text: string): string {
 /** At most 60000 ms (spec limits). */
 export const MAX_WAIT_MS = 60_000;
 
-const KNOWN_DEX_IDS: ReadonlySet<string> = new Set(DEX_IDS);
 const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 /** A decimal text from 0 to 1 as an exact fraction, or null (not a plain decimal, or above 1). */
@@ -98,47 +98,53 @@ const fraction = (message: string) =>
 const account = (name: string) =>
   z.string().refine(isValidAccountId, { error: (issue) => ERRORS.account(name, String(issue.input)) });
 
-/** The query's fields, in the order their errors are reported. */
-const querySchema = z
-  .object({
-    token_in: required('token_in').pipe(token),
-    token_out: required('token_out').pipe(token),
-    amount_in: positiveAmount('amount_in').optional(),
-    amount_out: positiveAmount('amount_out').optional(),
-    max_wait_ms: required('max_wait_ms')
-      .regex(/^\d{1,15}$/, { error: ERRORS.maxWaitInteger })
-      .transform(Number)
-      .pipe(z.number().max(MAX_WAIT_MS, { error: ERRORS.maxWait })),
-    slippage_type: required('slippage_type').pipe(z.enum(['Fixed', 'Auto'], { error: ERRORS.slippageType })),
-    slippage: fraction(ERRORS.slippage).optional(),
-    min_slippage: fraction(ERRORS.minSlippage).optional(),
-    max_slippage: fraction(ERRORS.maxSlippage).optional(),
-    trader_account_id: account('trader_account_id').optional(),
-    referrer_id: account('referrer_id').optional(),
-    dexes: z
-      .string()
-      .transform((text, ctx) => {
-        if (text === '') ctx.addIssue({ code: 'custom', message: ERRORS.emptyDexes });
-        const ids = text.split(',');
-        const unknown = ids.find((id) => !KNOWN_DEX_IDS.has(id));
-        if (text !== '' && unknown !== undefined) ctx.addIssue({ code: 'custom', message: ERRORS.dexId(unknown) });
-        return ids as DexId[];
-      })
-      .optional(),
-    // Deprecated and ignored (spec).
-    signing_public_key: z.string().optional(),
-  })
-  .superRefine((q, ctx) => {
-    const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
-    if (sameToken(q.token_in, q.token_out)) return fail(ERRORS.sameTokens);
-    if ((q.amount_in === undefined) === (q.amount_out === undefined)) return fail(ERRORS.oneAmount);
-    if (q.slippage_type === 'Fixed' && q.slippage === undefined) return fail(ERRORS.missing('slippage'));
-    if (q.slippage_type === 'Auto') {
-      if (q.min_slippage === undefined) return fail(ERRORS.missing('min_slippage'));
-      if (q.max_slippage === undefined) return fail(ERRORS.missing('max_slippage'));
-      if (compare(q.min_slippage, q.max_slippage) > 0) return fail(ERRORS.slippageOrder);
-    }
-  });
+/** The query's fields, in the order their errors are reported; `dexes` names ids of the registry's. */
+function querySchemaOf(dexIds: readonly string[]) {
+  const known: ReadonlySet<string> = new Set(dexIds);
+  return z
+    .object({
+      token_in: required('token_in').pipe(token),
+      token_out: required('token_out').pipe(token),
+      amount_in: positiveAmount('amount_in').optional(),
+      amount_out: positiveAmount('amount_out').optional(),
+      max_wait_ms: required('max_wait_ms')
+        .regex(/^\d{1,15}$/, { error: ERRORS.maxWaitInteger })
+        .transform(Number)
+        .pipe(z.number().max(MAX_WAIT_MS, { error: ERRORS.maxWait })),
+      slippage_type: required('slippage_type').pipe(z.enum(['Fixed', 'Auto'], { error: ERRORS.slippageType })),
+      slippage: fraction(ERRORS.slippage).optional(),
+      min_slippage: fraction(ERRORS.minSlippage).optional(),
+      max_slippage: fraction(ERRORS.maxSlippage).optional(),
+      trader_account_id: account('trader_account_id').optional(),
+      referrer_id: account('referrer_id').optional(),
+      dexes: z
+        .string()
+        .transform((text, ctx) => {
+          if (text === '') ctx.addIssue({ code: 'custom', message: ERRORS.emptyDexes });
+          const ids = text.split(',');
+          const unknown = ids.find((id) => !known.has(id));
+          if (text !== '' && unknown !== undefined) ctx.addIssue({ code: 'custom', message: ERRORS.dexId(unknown) });
+          return ids as DexId[];
+        })
+        .optional(),
+      // Deprecated and ignored (spec).
+      signing_public_key: z.string().optional(),
+    })
+    .superRefine((q, ctx) => {
+      const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
+      if (sameToken(q.token_in, q.token_out)) return fail(ERRORS.sameTokens);
+      if ((q.amount_in === undefined) === (q.amount_out === undefined)) return fail(ERRORS.oneAmount);
+      if (q.slippage_type === 'Fixed' && q.slippage === undefined) return fail(ERRORS.missing('slippage'));
+      if (q.slippage_type === 'Auto') {
+        if (q.min_slippage === undefined) return fail(ERRORS.missing('min_slippage'));
+        if (q.max_slippage === undefined) return fail(ERRORS.missing('max_slippage'));
+        if (compare(q.min_slippage, q.max_slippage) > 0) return fail(ERRORS.slippageOrder);
+      }
+    });
+}
+
+/** One schema per registry's id list. */
+const schemas = new WeakMap<readonly string[], ReturnType<typeof querySchemaOf>>();
 
 /**
  * A query string (with or without its `?`) as GET /route and /route/subscribe both read it: form decoding as the
@@ -158,19 +164,21 @@ export function routeQueryParams(query: string): Record<string, string | string[
  * The query of GET /route (values as routeQueryParams reads them: a repeated parameter is an array) -> a RouteQuery, or
  * the message of the first rule it breaks. `network` testnet refuses every query.
  */
-export function parseRouteQuery(raw: Record<string, unknown>, network: 'mainnet' | 'testnet'): ParseResult {
+export function parseRouteQuery(raw: Record<string, unknown>, network: 'mainnet' | 'testnet', dexIds: readonly string[] = DEX_IDS): ParseResult {
   if (network === 'testnet') return { ok: false, error: ERRORS.testnet };
   for (const [name, value] of Object.entries(raw).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     if (Array.isArray(value)) return { ok: false, error: ERRORS.twice(name) };
   }
-  const parsed = querySchema.safeParse(raw);
+  let schema = schemas.get(dexIds);
+  if (schema === undefined) schemas.set(dexIds, (schema = querySchemaOf(dexIds)));
+  const parsed = schema.safeParse(raw);
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? 'Invalid query' };
   const q = parsed.data;
   const slippage: Slippage =
     q.slippage_type === 'Fixed'
       ? { type: 'Fixed', slippage: q.slippage! }
       : { type: 'Auto', min: q.min_slippage!, max: q.max_slippage! };
-  const asked = new Set(q.dexes ?? DEX_IDS);
+  const asked = new Set(q.dexes ?? dexIds);
   return {
     ok: true,
     query: {
@@ -181,7 +189,7 @@ export function parseRouteQuery(raw: Record<string, unknown>, network: 'mainnet'
       slippage,
       traderAccountId: q.trader_account_id ?? null,
       referrerId: q.referrer_id ?? null,
-      dexes: DEX_IDS.filter((id) => asked.has(id)),
+      dexes: dexIds.filter((id) => asked.has(id)),
     },
   };
 }

@@ -3,6 +3,8 @@
 // credits per minute per client address of GET /route.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/connect.ts';
+import type { Dex } from '../../dexes/dex.ts';
+import { DEXES } from '../../dexes/index.ts';
 import { ApiError } from '../tokens/errors.ts';
 import { LIMITS } from '../tokens/limits.ts';
 import { CreditBudget } from '../tokens/rate-limit.ts';
@@ -17,6 +19,8 @@ export interface RoutingOptions {
   quoteRelayUrl?: string | null;
   /** Credits per minute per client address for GET /route (default LIMITS.credits_per_minute). */
   creditsPerMinute?: number;
+  /** The DEX registry (default: dexes/index.ts's). */
+  dexes?: readonly Dex[];
 }
 
 /** Credits of one GET /route request, answered or refused: each may route every DEX over the whole graph. */
@@ -45,10 +49,10 @@ function rateLimitRoute(budget: CreditBudget) {
 
 /** Registers the routing endpoints; the graph loads when the server becomes ready (a database that does not answer
  * then is retried in the background, and routes answer from an empty graph until it does). */
-export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute }: RoutingOptions): Router {
-  const graph = new RoutingGraph(db);
+export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute, dexes = DEXES }: RoutingOptions): Router {
+  const graph = new RoutingGraph(db, dexes);
   app.addHook('onRequest', rateLimitRoute(new CreditBudget(creditsPerMinute)));
-  const router = routingRoutes(app, { graph, network, quoteRelayUrl });
+  const router = routingRoutes(app, { graph, network, quoteRelayUrl, dexes });
   routeSubscribe(app, { router, graph, network });
   if (network === 'testnet') return router; // routing never answers there: nothing to load
   let stop: (() => Promise<void>) | undefined;

@@ -1,46 +1,21 @@
 // A DEX's best route -> the spec's quote object (service-spec.md A, "Quote object"): amounts after slippage, the
 // NEAR calls of the DEX's instructions.ts with the helper steps the trader needs, gas and storage costs. Pure: the
 // trader's registrations come in as a set.
-import { ammARegistrationCalls, ammASwapCalls } from '../../dexes/amm-a/instructions.ts';
-import { ammCRegistrationCalls, ammCSwapCalls } from '../../dexes/amm-c/instructions.ts';
-import { dclSwapCalls } from '../../dexes/amm-dcl-a/instructions.ts';
 import type { DexContracts } from '../../dexes/contracts.ts';
+import type { Dex, DexRoute, InstructionsContext, SignedMessageStep } from '../../dexes/dex.ts';
 import type { DexId } from '../../dexes/events.ts';
-import { launchCalls } from '../../dexes/launch/instructions.ts';
-import { intentsDepositCall, intentsMessage } from '../../dexes/quote-a/instructions.ts';
-import { liquidUnstakeCalls } from '../../dexes/stake-a/instructions.ts';
-import { depositAndStakeCalls } from '../../dexes/stake/instructions.ts';
-import { xrheaStakeCalls } from '../../dexes/stake-c/instructions.ts';
+import { DEXES, dexOf } from '../../dexes/index.ts';
 import { storageDepositCall, tgas, type FunctionCallStep } from '../../dexes/instructions.ts';
-import { nearDepositCall, wrapCalls, wrapConversionOf } from '../../dexes/wrap/instructions.ts';
+import { nearDepositCall } from '../../dexes/wrap/instructions.ts';
 import type { Fraction, RouteQuery } from './params.ts';
-import type { PathQuote } from './paths.ts';
-import type { RelayQuote } from './quote-a.ts';
 
-/** One DEX's chosen route, in that DEX's token ids. */
-export interface DexRoute {
-  dex: DexId;
-  mode: 'exact_in' | 'exact_out';
-  /** One path, or (AmmA, exact in) several sharing no pool that split the input. */
-  paths: PathQuote[];
-  /** Totals over the paths. */
-  amountIn: bigint;
-  amountOut: bigint;
-  /** The request starts from native NEAR but the DEX trades wNEAR: wrap first. */
-  wrapsInput: boolean;
-  /** The request ends in native NEAR but the DEX pays wNEAR: the client unwraps (`needs_unwrap`). */
-  unwrapsOutput: boolean;
-  /** QuoteA: the relay's quote (its one path is a stand-in hop for the pair). */
-  relayQuote?: RelayQuote;
-}
+export type { DexRoute } from '../../dexes/dex.ts';
 
 export interface FunctionCallJson {
   FunctionCall: { method_name: string; args: string; gas: number; deposit: string };
 }
 
-export type InstructionJson =
-  | { NearTransaction: { receiver_id: string; actions: FunctionCallJson[] } }
-  | { IntentsQuote: { message_to_sign: string; quote_hash: string } };
+export type InstructionJson = { NearTransaction: { receiver_id: string; actions: FunctionCallJson[] } } | SignedMessageStep;
 
 export type AmountJson = { amount_out: string } | { amount_in: string };
 
@@ -121,14 +96,17 @@ export interface QuoteContext {
   contracts: DexContracts;
   /** The trader's indexed NEP-145 registrations (contract ids); null without `trader_account_id`. */
   registrations: ReadonlySet<string> | null;
+  /** The DEX registry (default: dexes/index.ts's). */
+  dexes?: readonly Dex[];
 }
 
 /** Builds the quote of one DEX's route; `volatilityPpm` feeds Auto slippage (slippageFor). */
 export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext, volatilityPpm = 0n): BuiltQuote {
   const { contracts } = ctx;
   const { amountIn, amountOut } = route;
-  // Wrap is 1:1 and a QuoteA quote is guaranteed: neither has slippage.
-  const hasSlippage = route.dex !== 'Wrap' && route.dex !== 'QuoteA';
+  const routing = dexOf(route.dex, ctx.dexes ?? DEXES)?.routing;
+  if (routing === undefined) throw new Error(`${route.dex}: not a routing DEX`);
+  const hasSlippage = routing.hasSlippage;
   const slippage = hasSlippage ? slippageFor(query, route, volatilityPpm) : { numerator: 0n, denominator: 1n };
   const worstOf = (out: bigint) => (out * (slippage.denominator - slippage.numerator)) / slippage.denominator;
   // A split guarantees each path's worst case: the sum of those (a unit or so below worstOf(total)).
@@ -142,6 +120,7 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
 
   const trader = query.traderAccountId;
   const registered = (contract: string) => ctx.registrations === null || ctx.registrations.has(contract);
+  const instructions: InstructionsContext = { contracts, trader, referrerId: query.referrerId, registered };
   const helpers: FunctionCallStep[] = [];
   const path = route.paths[0]!.hops;
   const last = path[path.length - 1]!;
@@ -151,10 +130,11 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
       if (!registered(contracts.Wrap)) helpers.push(storageDepositCall(contracts.Wrap, trader));
       helpers.push(nearDepositCall(contracts.Wrap, sent));
     }
-    helpers.push(...registrationSteps(route, trader, ctx, registered));
+    helpers.push(...routing.helperSteps(route, { ...instructions, trader }));
   }
 
-  const main = mainCalls(route, query, contracts, { sent, wanted, amountIn, amountOut, pathWorst });
+  const main = routing.calls(route, { sent, wanted, amountIn, amountOut, pathWorst }, instructions);
+  const signed = trader === null ? [] : (routing.signedMessages?.(route, { ...instructions, trader }) ?? []);
   const steps = capGas([...helpers, ...main]);
   const storage = helpers.filter((s) => s.methodName === 'storage_deposit').reduce((sum, s) => sum + s.deposit, 0n);
   const gas = estimateGas(steps);
@@ -167,12 +147,12 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
     amount: route.mode === 'exact_in' ? amountOut : amountIn,
     costYocto,
     json: {
-      deadline: route.relayQuote?.expirationTime ?? null,
+      deadline: route.rfqQuote?.expirationTime ?? null,
       has_slippage: hasSlippage,
       estimated_amount: estimated,
       worst_case_amount: worst,
       dex_id: route.dex,
-      execution_instructions: [...toTransactions(steps), ...intentsSteps(route, query)],
+      execution_instructions: [...toTransactions(steps), ...signed],
       token_output: outputTokenId(outputToken),
       needs_unwrap: route.unwrapsOutput,
       estimated_max_gas_cost: (gas * GAS_PRICE_YOCTO).toString(),
@@ -187,143 +167,6 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
 function outputTokenId(token: string): string {
   if (token === 'near' || token.startsWith('inner-nep141:')) return token;
   return `nep141:${token}`;
-}
-
-/** Storage and registrations the route needs from this trader, per the indexed registrations. */
-function registrationSteps(route: DexRoute, trader: string, ctx: QuoteContext, registered: (contract: string) => boolean): FunctionCallStep[] {
-  const { contracts } = ctx;
-  const steps: FunctionCallStep[] = [];
-  const path = route.paths[0]!.hops;
-  const first = path[0]!;
-  const last = path[path.length - 1]!;
-  const outputStorage = (token: string) => {
-    if (token !== 'near' && !token.startsWith('inner-nep141:') && !registered(token)) steps.push(storageDepositCall(token, trader));
-  };
-  switch (route.dex) {
-    case 'AmmA':
-    case 'AmmDclA':
-    case 'Launch':
-    case 'QuoteA':
-    case 'StakeC':
-      // The output arrives by ft_transfer (QuoteA: by the intents' ft_withdraw); intermediate tokens stay inside.
-      outputStorage(last.tokenOut);
-      break;
-    case 'AmmC':
-      // The output token first: the engine's registration then sits next to the swap, in one transaction.
-      outputStorage(last.tokenOut);
-      if (!registered(contracts.AmmC)) {
-        const tokens = [first.tokenIn, ...path.map((h) => h.tokenOut)];
-        steps.push(...ammCRegistrationCalls(contracts.AmmC, tokens));
-      }
-      break;
-    case 'Wrap': {
-      const conversion = wrapConversionOf(first.tokenIn, last.tokenOut, contracts);
-      if (conversion?.kind === 'wrap') outputStorage(contracts.Wrap);
-      else if (conversion?.kind === 'inner_withdraw') outputStorage(conversion.tokenId);
-      else if (conversion?.kind === 'inner_deposit' && !registered(contracts.AmmA)) {
-        // A fresh exchange account has no tokens registered: register the one deposited.
-        steps.push(...ammARegistrationCalls(contracts.AmmA, trader, [conversion.tokenId]));
-      }
-      break;
-    }
-    default:
-      // StakeA/B/D mint to the caller's own account in the staking contract (Meta Pool's storage charge is in the
-      // quote already).
-      break;
-  }
-  return steps;
-}
-
-function mainCalls(
-  route: DexRoute,
-  query: RouteQuery,
-  contracts: DexContracts,
-  a: { sent: bigint; wanted: bigint; amountIn: bigint; amountOut: bigint; pathWorst: bigint[] },
-): FunctionCallStep[] {
-  const path = route.paths[0]!.hops;
-  const first = path[0]!;
-  const last = path[path.length - 1]!;
-  switch (route.dex) {
-    case 'AmmA':
-      // Exact in only: each path sends its part and wants its own worst case.
-      return ammASwapCalls({
-        contractId: contracts.AmmA,
-        paths: route.paths.map((p, i) => ({
-          hops: p.hops.map((h) => ({ poolId: Number(h.poolId), tokenIn: h.tokenIn, tokenOut: h.tokenOut })),
-          amountIn: p.amounts[0]!,
-          minAmountOut: a.pathWorst[i]!,
-        })),
-        referrerId: query.referrerId,
-        skipUnwrapNear: true,
-      });
-    case 'AmmC':
-      return ammCSwapCalls({
-        contractId: contracts.AmmC,
-        dexId: contracts.AmmCXykDexId,
-        hops: path.map((h) => ({ poolId: Number(h.poolId), tokenIn: h.tokenIn, tokenOut: h.tokenOut })),
-        mode: route.mode,
-        amount: route.mode === 'exact_in' ? a.amountIn : a.amountOut,
-        maxAmountIn: a.sent,
-        minAmountOut: a.wanted,
-        referrerId: query.referrerId,
-      });
-    case 'AmmDclA':
-      return dclSwapCalls({
-        contractId: contracts.AmmDclA,
-        tokenIn: first.tokenIn,
-        poolIds: path.map((h) => h.poolId),
-        outputToken: last.tokenOut,
-        mode: route.mode,
-        amountIn: a.sent,
-        amountOut: a.wanted,
-        skipUnwrapNear: true,
-      });
-    case 'Launch':
-      return launchCalls({
-        contractId: contracts.Launch,
-        tokenIn: first.tokenIn,
-        aidolToken: first.poolId,
-        amountIn: a.sent,
-        minAmountOut: a.wanted,
-        amountOut: route.mode === 'exact_out' ? a.amountOut : null,
-        referrerId: query.referrerId,
-      });
-    case 'Wrap': {
-      const conversion = wrapConversionOf(first.tokenIn, last.tokenOut, contracts);
-      if (conversion === null) throw new Error('Wrap route without a conversion');
-      return wrapCalls(conversion, a.amountIn, contracts);
-    }
-    case 'QuoteA':
-      return [intentsDepositCall(first.tokenIn, contracts.QuoteA, a.amountIn)];
-    case 'StakeC':
-      return xrheaStakeCalls(first.tokenIn, first.poolId, a.sent);
-    case 'StakeA':
-      // The pool id is the stNEAR contract: selling it is the liquid unstake.
-      return first.tokenIn === first.poolId ? liquidUnstakeCalls(first.poolId, a.sent, a.wanted) : depositAndStakeCalls(first.poolId, a.sent);
-    case 'StakeB':
-    case 'StakeD':
-      return depositAndStakeCalls(first.poolId, a.sent);
-    default:
-      throw new Error(`${route.dex}: no instructions`);
-  }
-}
-
-/** QuoteA: the message the trader signs and publishes with the quote hash (needs the trader: the signer). */
-function intentsSteps(route: DexRoute, query: RouteQuery): InstructionJson[] {
-  const quote = route.relayQuote;
-  if (route.dex !== 'QuoteA' || quote === undefined || query.traderAccountId === null) return [];
-  const hop = route.paths[0]!.hops[0]!;
-  const message = intentsMessage({
-    signerId: query.traderAccountId,
-    deadline: quote.expirationTime,
-    assetIn: `nep141:${hop.tokenIn}`,
-    assetOut: `nep141:${hop.tokenOut}`,
-    amountIn: quote.amountIn,
-    amountOut: quote.amountOut,
-    tokenOut: hop.tokenOut,
-    referrerId: query.referrerId,
-  });
-  return [{ IntentsQuote: { message_to_sign: message, quote_hash: quote.quoteHash } }];
 }
 
 /** Keeps the attached gas of all calls within MAX_TOTAL_GAS by trimming the largest call (the swap). */

@@ -4,30 +4,19 @@
 // same state gives the same bytes: every iteration order is fixed and the JSON is built in a fixed key order.
 import type { FastifyInstance } from 'fastify';
 import { contractsOf, type DexContracts } from '../../dexes/contracts.ts';
-import { DEX_IDS, type DexId } from '../../dexes/events.ts';
+import type { Dex, DexRouting } from '../../dexes/dex.ts';
+import type { DexId } from '../../dexes/events.ts';
+import { DEXES } from '../../dexes/index.ts';
 import type { TokenId } from '../../near/token-id.ts';
 import { jsonWithBigints } from '../../near/units.ts';
 import { DatabaseUnavailableError, type RoutingGraph } from './graph.ts';
-import { hopsOfPool, wrapHop, type Hop, type HopContext } from './hops.ts';
+import { hopsOfPool, type Hop, type HopContext } from './hops.ts';
 import { parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts';
 import { bestPathExactOut, indexHops, poolDisjoint, quotePath, splitExactIn, topPathsExactIn, topPathsExactInEach, type HopIndex, type PathQuote } from './paths.ts';
 import { buildQuote, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
 import { askRelay, type RelayQuote } from './quote-a.ts';
 
-/** Hops per path, per DEX: AmmA, AmmDclA and AmmC route through up to 3 pools (AmmC's exact out: one); a Launch trade and
- * a stake are one contract call on one curve or rate. */
-const MAX_HOPS: Partial<Record<DexId, { exactIn: number; exactOut: number }>> = {
-  AmmA: { exactIn: 3, exactOut: 0 },
-  AmmDclA: { exactIn: 3, exactOut: 3 },
-  AmmC: { exactIn: 3, exactOut: 1 },
-  Launch: { exactIn: 1, exactOut: 1 },
-  StakeA: { exactIn: 1, exactOut: 1 },
-  StakeB: { exactIn: 1, exactOut: 1 },
-  StakeC: { exactIn: 1, exactOut: 1 },
-  StakeD: { exactIn: 1, exactOut: 1 },
-};
-
-/** AmmA splits an exact-in amount across up to MAX_SPLIT_PATHS pool-disjoint paths: the best single path, then
+/** A DEX that splits (`routing.splits`) divides an exact-in amount across up to MAX_SPLIT_PATHS pool-disjoint paths: the best single path, then
  * the SPLIT_CANDIDATES best paths that avoid its pools (ranked at one chunk's amount and at a hundredth of it),
  * then the other SPLIT_CANDIDATES best single paths; in SPLIT_CHUNKS parts refined below one chunk, when that gives
  * more than the best path alone. Sets led by the next SPLIT_SEEDS − 1 best paths compete through a quick split in
@@ -43,12 +32,9 @@ const setKey = (paths: readonly PathQuote[]) => paths.map((p) => p.hops.map((h) 
 
 const totalOut = (paths: readonly PathQuote[]) => paths.reduce((sum, p) => sum + p.amounts[p.amounts.length - 1]!, 0n);
 
-/** DEXes that trade wNEAR where the request says native NEAR (wrapped before, unwrapped by the client after). */
 /** How long equal queries at one graph version share an answer, and how many answers are kept at most. */
 const SHARE_MS = 1_000;
 const MAX_SHARED = 1_000;
-
-const TRADES_WNEAR: ReadonlySet<DexId> = new Set(['AmmA', 'AmmDclA', 'Launch']);
 
 /** The request's token in a DEX's vocabulary: `near`, the contract id, or the inner-balance id. */
 function dexTokenId(token: TokenId): string {
@@ -58,53 +44,60 @@ function dexTokenId(token: TokenId): string {
 export class Router {
   private readonly indexes = new Map<DexId, { version: number; index: HopIndex }>();
   private readonly shared = new Map<string, { version: number; at: number; answer: Promise<QuoteJson[]> }>();
+  private readonly dexes: ReadonlyMap<string, Dex>;
+  /** The registry's DEX ids, the ones a query may ask. */
+  readonly dexIds: readonly string[];
 
   constructor(
     readonly graph: RoutingGraph,
     readonly contracts: DexContracts,
-    /** QuoteA's solver relay (JSON-RPC at `{url}/rpc`); null: no QuoteA quotes. */
+    /** The solver relay of the request-for-quote DEX (JSON-RPC at `{url}/rpc`); null: no such quotes. */
     readonly relayUrl: string | null = null,
-  ) {}
+    readonly registry: readonly Dex[] = DEXES,
+  ) {
+    this.dexes = new Map(registry.map((d) => [d.id, d]));
+    this.dexIds = registry.map((d) => d.id);
+  }
 
-  /** The hop index of a DEX whose hops depend on the pools only (cached per graph version). */
-  private indexOf(dex: DexId, ctx: HopContext): HopIndex {
-    const stake = dex.startsWith('Stake');
+  /** The hop index of a DEX (cached per graph version, unless its hops read the trader). */
+  private indexOf(dex: DexId, routing: DexRouting, ctx: HopContext): HopIndex {
     const cached = this.indexes.get(dex);
-    if (!stake && cached !== undefined && cached.version === this.graph.version) return cached.index;
+    if (!routing.hopsNeedTrader && cached !== undefined && cached.version === this.graph.version) return cached.index;
     const hops: Hop[] = [];
-    for (const pool of this.graph.poolsOf(dex)) hops.push(...hopsOfPool(pool, ctx));
+    for (const pool of this.graph.poolsOf(dex)) hops.push(...hopsOfPool(pool, ctx, this.registry));
     const index = indexHops(hops);
-    // Stake hops depend on the trader's registrations: never cached (a handful of pools).
-    if (!stake) this.indexes.set(dex, { version: this.graph.version, index });
+    if (!routing.hopsNeedTrader) this.indexes.set(dex, { version: this.graph.version, index });
     return index;
   }
 
   /** The best route of one DEX, or null. */
   bestRoute(dex: DexId, query: RouteQuery, ctx: HopContext): DexRoute | null {
+    const routing = this.dexes.get(dex)?.routing;
+    if (routing === undefined || routing.rfq) return null;
     let tokenIn = dexTokenId(query.tokenIn);
     let tokenOut = dexTokenId(query.tokenOut);
     const mode = query.amount.mode;
-    if (dex === 'Wrap') {
-      const hop = wrapHop(tokenIn, tokenOut, this.contracts);
+    if (routing.directHop !== undefined) {
+      const hop = routing.directHop(tokenIn, tokenOut, this.contracts);
       if (hop === null) return null;
       const amount = mode === 'exact_in' ? query.amount.amountIn : query.amount.amountOut;
       return { dex, mode, paths: [{ hops: [hop], amounts: [amount, amount] }], amountIn: amount, amountOut: amount, wrapsInput: false, unwrapsOutput: false };
     }
-    const limits = MAX_HOPS[dex];
-    if (limits === undefined) return null;
-    const wrapsInput = TRADES_WNEAR.has(dex) && tokenIn === 'near';
-    const unwrapsOutput = TRADES_WNEAR.has(dex) && tokenOut === 'near';
+    const limits = routing.maxHops;
+    const wrapsInput = routing.tradesWnear === true && tokenIn === 'near';
+    const unwrapsOutput = routing.tradesWnear === true && tokenOut === 'near';
     if (wrapsInput) tokenIn = this.contracts.Wrap;
     if (unwrapsOutput) tokenOut = this.contracts.Wrap;
     if (tokenIn === tokenOut) return null;
-    const index = this.indexOf(dex, ctx);
+    const index = this.indexOf(dex, routing, ctx);
     let paths: PathQuote[];
     if (query.amount.mode === 'exact_in') {
       const amountIn = query.amount.amountIn;
-      const top = topPathsExactIn(index, tokenIn, tokenOut, amountIn, limits.exactIn, dex === 'AmmA' ? SPLIT_CANDIDATES : 1);
+      if (limits.exactIn === 0) return null;
+      const top = topPathsExactIn(index, tokenIn, tokenOut, amountIn, limits.exactIn, routing.splits ? SPLIT_CANDIDATES : 1);
       if (top.length === 0) return null;
       paths = [top[0]!];
-      if (dex === 'AmmA') {
+      if (routing.splits) {
         // The best path's complements: the paths that avoid its pools, ranked by what they give for a small share
         // (a path poor alone can be the best place for one): at one chunk and at a hundredth of one, alternately.
         const best = top[0]!;
@@ -147,12 +140,13 @@ export class Router {
   }
 
   /**
-   * QuoteA's route: the relay's quote, asked at once and waited for at most `max_wait_ms` while the other DEXes
-   * route. Needs the trader (the signer of the intents); NEAR trades as wNEAR (`nep141:wrap.near`), inner
-   * balances not at all.
+   * The request-for-quote DEX's route (`routing.rfq`: QuoteA): the relay's quote, asked at once and waited for at
+   * most `max_wait_ms` while the other DEXes route. Needs the trader (the signer of the intents); NEAR trades as
+   * wNEAR (`nep141:wrap.near`), inner balances not at all.
    */
-  private quoteA(query: RouteQuery): { tokenIn: string; tokenOut: string; wrapsInput: boolean; unwrapsOutput: boolean; answer: Promise<RelayQuote | null> } | null {
-    if (this.relayUrl === null || !query.dexes.includes('QuoteA') || query.traderAccountId === null) return null;
+  private rfq(query: RouteQuery): { dex: DexId; tokenIn: string; tokenOut: string; wrapsInput: boolean; unwrapsOutput: boolean; answer: Promise<RelayQuote | null> } | null {
+    const dex = query.dexes.find((id) => this.dexes.get(id)?.routing?.rfq);
+    if (dex === undefined || this.relayUrl === null || query.traderAccountId === null) return null;
     if (query.tokenIn.kind === 'inner-nep141' || query.tokenOut.kind === 'inner-nep141') return null;
     const wrapsInput = query.tokenIn.kind === 'near';
     const unwrapsOutput = query.tokenOut.kind === 'near';
@@ -161,13 +155,14 @@ export class Router {
     if (tokenIn === tokenOut) return null;
     const amount = query.amount.mode === 'exact_in' ? query.amount.amountIn : query.amount.amountOut;
     const request = { assetIn: `nep141:${tokenIn}`, assetOut: `nep141:${tokenOut}`, mode: query.amount.mode, amount };
-    return { tokenIn, tokenOut, wrapsInput, unwrapsOutput, answer: askRelay(this.relayUrl, request, query.maxWaitMs) };
+    return { dex, tokenIn, tokenOut, wrapsInput, unwrapsOutput, answer: askRelay(this.relayUrl, request, query.maxWaitMs) };
   }
 
   /** Per route, its worst path's sum of pool volatilities (ppm), from pool_history in one query. */
   private async routeVolatility(routes: readonly DexRoute[]): Promise<Map<DexRoute, bigint>> {
     const keyOf = (hop: Hop) => `${hop.dex}:${hop.poolId}`;
-    const pooled = (hop: Hop) => hop.dex !== 'Wrap' && hop.dex !== 'QuoteA';
+    // Hops through pools: not a direct conversion (Wrap), not a request for quote.
+    const pooled = (hop: Hop) => this.dexes.get(hop.dex)?.routing?.hops !== undefined;
     const keys = [...new Set(routes.flatMap((r) => r.paths.flatMap((p) => p.hops.filter(pooled).map(keyOf))))].sort();
     const byPool = await this.graph.volatilityPpm(keys);
     const result = new Map<DexRoute, bigint>();
@@ -201,9 +196,9 @@ export class Router {
   }
 
   private async routeNow(query: RouteQuery): Promise<QuoteJson[]> {
-    const relay = this.quoteA(query);
+    const relay = this.rfq(query);
     const registrations = query.traderAccountId === null ? null : await this.graph.registrationsOf(query.traderAccountId);
-    const ctx = { contracts: this.contracts, registrations, nowNs: this.graph.nowNs, ammARates: this.graph.ammARates, metaPoolNslp: this.graph.metaPoolNslp };
+    const ctx = { contracts: this.contracts, registrations, nowNs: this.graph.nowNs, ledgers: this.graph.ledgers, dexes: this.registry };
     const routes: DexRoute[] = [];
     for (const dex of query.dexes) {
       const route = this.bestRoute(dex, query, ctx);
@@ -216,9 +211,9 @@ export class Router {
     }));
     const relayQuote = relay === null ? null : await relay.answer;
     if (relay !== null && relayQuote !== null) {
-      const { tokenIn, tokenOut, wrapsInput, unwrapsOutput } = relay;
+      const { dex, tokenIn, tokenOut, wrapsInput, unwrapsOutput } = relay;
       const hop: Hop = {
-        dex: 'QuoteA',
+        dex,
         poolId: relayQuote.quoteHash,
         tokenIn,
         tokenOut,
@@ -226,18 +221,18 @@ export class Router {
         spot: { numerator: relayQuote.amountOut, denominator: relayQuote.amountIn },
       };
       const route: DexRoute = {
-        dex: 'QuoteA',
+        dex,
         mode: query.amount.mode,
         paths: [{ hops: [hop], amounts: [relayQuote.amountIn, relayQuote.amountOut] }],
         amountIn: relayQuote.amountIn,
         amountOut: relayQuote.amountOut,
         wrapsInput,
         unwrapsOutput,
-        relayQuote,
+        rfqQuote: relayQuote,
       };
-      built.push({ dex: 'QuoteA', quote: buildQuote(route, query, ctx) });
+      built.push({ dex, quote: buildQuote(route, query, ctx) });
     }
-    return rank(built, query, (token) => this.graph.token(token)).map((b) => b.quote.json);
+    return rank(built, query, (token) => this.graph.token(token), this.registry).map((b) => b.quote.json);
   }
 }
 
@@ -270,10 +265,12 @@ export function yoctoInToken(costYocto: bigint, token: string, lookup: TokenLook
 /**
  * Ranking (spec A1 rule 2): value = output − costs (exact in) or −(input + costs) (exact out), costs converted
  * into the quoted token; best first. When a quote's costs cannot be converted (an unknown price), every quote is
- * ranked by amount alone. Ties: the better amount, then the DEX ids' order. QuoteA comes last whatever its value
- * (spec: poor liquidity and long waits, to use only when nothing else routes).
+ * ranked by amount alone. Ties: the better amount, then the registry's order. A request-for-quote DEX (QuoteA)
+ * comes last whatever its value (spec: poor liquidity and long waits, to use only when nothing else routes).
  */
-export function rank<T extends { dex: DexId; quote: BuiltQuote }>(built: T[], query: RouteQuery, lookup: TokenLookup): T[] {
+export function rank<T extends { dex: DexId; quote: BuiltQuote }>(built: T[], query: RouteQuery, lookup: TokenLookup, registry: readonly Dex[] = DEXES): T[] {
+  const ids = registry.map((d) => d.id);
+  const isRfq = (dex: DexId) => registry.find((d) => d.id === dex)?.routing?.rfq === true;
   const exactIn = query.amount.mode === 'exact_in';
   const quoted = dexTokenId(exactIn ? query.tokenOut : query.tokenIn);
   const costs = built.map((b) => yoctoInToken(b.quote.costYocto, quoted, lookup));
@@ -285,8 +282,8 @@ export function rank<T extends { dex: DexId; quote: BuiltQuote }>(built: T[], qu
   };
   const order = built.map((_, i) => i);
   order.sort((i, j) => {
-    const lastI = built[i]!.dex === 'QuoteA';
-    const lastJ = built[j]!.dex === 'QuoteA';
+    const lastI = isRfq(built[i]!.dex);
+    const lastJ = isRfq(built[j]!.dex);
     if (lastI !== lastJ) return lastI ? 1 : -1;
     const vi = value(i);
     const vj = value(j);
@@ -294,7 +291,7 @@ export function rank<T extends { dex: DexId; quote: BuiltQuote }>(built: T[], qu
     const ai = built[i]!.quote.amount;
     const aj = built[j]!.quote.amount;
     if (ai !== aj) return (exactIn ? ai > aj : ai < aj) ? -1 : 1;
-    return DEX_IDS.indexOf(built[i]!.dex) - DEX_IDS.indexOf(built[j]!.dex);
+    return ids.indexOf(built[i]!.dex) - ids.indexOf(built[j]!.dex);
   });
   return order.map((i) => built[i]!);
 }
@@ -304,15 +301,17 @@ export interface RoutingPluginOptions {
   network: 'mainnet' | 'testnet';
   /** QuoteA's solver relay; null: no QuoteA quotes. */
   quoteRelayUrl?: string | null;
+  /** The DEX registry (default: dexes/index.ts's). */
+  dexes?: readonly Dex[];
 }
 
 /** Registers GET /route. Errors are plain text with status 400; no route is `200 []`. */
-export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelayUrl = null }: RoutingPluginOptions): Router {
-  const router = new Router(graph, contractsOf(network), quoteRelayUrl);
+export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelayUrl = null, dexes = DEXES }: RoutingPluginOptions): Router {
+  const router = new Router(graph, contractsOf(network), quoteRelayUrl, dexes);
   app.get('/route', async (request, reply) => {
     // Read from the raw URL with the parser /route/subscribe uses, so both answer a query with the same text.
     const at = request.url.indexOf('?');
-    const parsed = parseRouteQuery(routeQueryParams(at < 0 ? '' : request.url.slice(at + 1)), network);
+    const parsed = parseRouteQuery(routeQueryParams(at < 0 ? '' : request.url.slice(at + 1)), network, router.dexIds);
     if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.error);
     let quotes: unknown;
     try {

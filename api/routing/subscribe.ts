@@ -78,7 +78,7 @@ class Subscription {
   replace(message: SubscribeMessage): void {
     this.stop();
     if (message.query === undefined) return;
-    const parsed = parseRouteQuery(routeQueryParams(message.query), this.network);
+    const parsed = parseRouteQuery(routeQueryParams(message.query), this.network, this.router.dexIds);
     if (!parsed.ok) {
       this.send({ id: message.id, error: parsed.error });
       return;

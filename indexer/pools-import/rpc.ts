@@ -1,8 +1,9 @@
-// AmmA pools live from a NEAR JSON-RPC node, every page at one block: `get_number_of_pools` at `finality: final`
-// (or at `block_id: H`), then `get_pools {from_index, limit}` page by page at the block that first answer came from,
-// then that block's header for its timestamp (transport and errors: indexer/near-rpc.ts).
+// A DEX's pools live from a NEAR JSON-RPC node, every page at one block (`Dex.bootstrap.rpc`): its count view at
+// `finality: final` (or at `block_id: H`), then its page view page by page at the block that first answer came from,
+// then that block's header for its timestamp (transport and errors: indexer/near-rpc.ts). AmmA's: `get_number_of_pools`,
+// then `get_pools {from_index, limit}`.
+import type { BootstrapPools, DexBootstrap } from '../../dexes/dex.ts';
 import { blockHeader, viewFunctionAt } from '../near-rpc.ts';
-import { parseGetPools, type ImportedPoolState } from './parse.ts';
 
 /** Pools per `get_pools` call: a modest page, as a view call runs under a gas limit. */
 export const PAGE_SIZE = 200;
@@ -16,6 +17,7 @@ export class PoolsRpcError extends Error {
 export interface FetchPoolsOptions {
   rpcUrl: string;
   contractId: string;
+  bootstrap: DexBootstrap;
   /** Ask at this block; default: the latest final block. */
   height?: number | undefined;
   pageSize?: number;
@@ -29,33 +31,34 @@ export interface FetchedPools {
   blockHash: string;
   timestampMs: number;
   total: number;
-  pools: ImportedPoolState[];
+  pools: BootstrapPools['pools'];
   skipped: Record<string, number>;
 }
 
 export async function fetchPools(options: FetchPoolsOptions): Promise<FetchedPools> {
-  const { rpcUrl, contractId, pageSize = PAGE_SIZE, signal } = options;
-  const call = (method: string, args: unknown, blockId: number | undefined) =>
-    viewFunctionAt(rpcUrl, contractId, method, args, { blockId, signal, timeoutMs: TIMEOUT_MS });
-  const first = await call('get_number_of_pools', {}, options.height);
+  const { rpcUrl, contractId, bootstrap, pageSize = PAGE_SIZE, signal } = options;
+  const call = (view: { method: string; args: unknown }, blockId: number | undefined) =>
+    viewFunctionAt(rpcUrl, contractId, view.method, view.args, { blockId, signal, timeoutMs: TIMEOUT_MS });
+  const first = await call(bootstrap.rpc.count, options.height);
   const count = first.value;
   if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
-    throw new PoolsRpcError(`${contractId}.get_number_of_pools returned ${JSON.stringify(count)}, not a count`);
+    throw new PoolsRpcError(`${contractId}.${bootstrap.rpc.count.method} returned ${JSON.stringify(count)}, not a count`);
   }
   const height = first.blockHeight;
   if (options.height !== undefined && height !== options.height) {
     throw new PoolsRpcError(`asked for block ${options.height}, the node answered at block ${height}`);
   }
-  const pools: ImportedPoolState[] = [];
+  const pools: BootstrapPools['pools'] = [];
   const skipped: Record<string, number> = {};
   for (let from = 0; from < count; from += pageSize) {
-    const page = await call('get_pools', { from_index: from, limit: pageSize }, height);
+    const view = bootstrap.rpc.page(from, pageSize);
+    const page = await call(view, height);
     const expected = Math.min(pageSize, count - from);
     if (!Array.isArray(page.value) || page.value.length !== expected) {
       const got = Array.isArray(page.value) ? `${page.value.length} pools` : JSON.stringify(page.value)?.slice(0, 80);
-      throw new PoolsRpcError(`get_pools from ${from}: expected ${expected} pools at block ${height}, got ${got}`);
+      throw new PoolsRpcError(`${view.method} from ${from}: expected ${expected} pools at block ${height}, got ${got}`);
     }
-    const parsed = parseGetPools(page.value, from);
+    const parsed = bootstrap.rpc.parsePage(page.value, from);
     pools.push(...parsed.pools);
     for (const [kind, n] of Object.entries(parsed.skipped)) skipped[kind] = (skipped[kind] ?? 0) + n;
     options.onPage?.(from + expected, count, height);

@@ -1,11 +1,13 @@
-// Writing an import: its pool_state events enter the log at (H, IMPORT_RECEIPT_ID, i) like any other event, and
+// Writing an import: its pool_state events enter the log at (H, `import:<dex>`, i) like any other event, and
 // the projections follow, in one transaction. The checkpoint is not touched: the indexer starts where its
 // checkpoint or --from says (after an import at H: `dexlake index --from H+1`).
 import type { Db } from '../../db/connect.ts';
 import { inTransaction } from '../../db/connect.ts';
 import { rebuildProjections } from '../replay.ts';
 import { appendToLog, applyProjections, notify, notifyPayload, prepareProjections } from '../store.ts';
-import { IMPORT_RECEIPT_ID, type ImportedPoolStateEvent } from './parse.ts';
+import type { Dex } from '../../dexes/dex.ts';
+import type { PoolStateEvent } from '../../dexes/events.ts';
+import { importReceiptId } from './events.ts';
 
 export interface ImportWritten {
   /** Events of an earlier import at the same height that this one replaced. */
@@ -20,10 +22,10 @@ export interface ImportWritten {
  * (a re-import, or an import below indexed blocks) every projection is re-derived from the log, as `rebuild` does,
  * so later events keep overriding the imported state and a replaced import leaves nothing behind.
  */
-export async function writeImport(db: Db, height: number, events: readonly ImportedPoolStateEvent[]): Promise<ImportWritten> {
+export async function writeImport(db: Db, dex: Dex, height: number, events: readonly PoolStateEvent[]): Promise<ImportWritten> {
   if (events.some((e) => e.blockHeight !== height)) throw new Error(`writeImport: every event must be at height ${height}`);
   return inTransaction(db, async (tx) => {
-    const deleted = await tx.kysely.deleteFrom('events').where('block_height', '=', height).where('receipt_id', '=', IMPORT_RECEIPT_ID).executeTakeFirst();
+    const deleted = await tx.kysely.deleteFrom('events').where('block_height', '=', height).where('receipt_id', '=', importReceiptId(dex)).executeTakeFirst();
     const replaced = Number(deleted.numDeletedRows);
     const later = await tx.kysely.selectFrom('events').select('block_height').where('block_height', '>=', height).limit(1).executeTakeFirst();
     await appendToLog(tx, [], [...events]);

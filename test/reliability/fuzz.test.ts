@@ -32,7 +32,7 @@ import { ACTIVITY_FIELDS, ACTIVITY_KINDS } from '../../api/tokens/methods/activi
 import { RESOLUTION_MS } from '../../api/tokens/methods/market.ts';
 import { NUMERIC_FIELDS, REPUTATIONS, TOKEN_FIELD_NAMES } from '../../api/tokens/token-fields.ts';
 import { TRADE_FIELDS, TRANSFER_FIELDS } from '../../api/tokens/methods/history.ts';
-import { DEX_IDS } from '../../dexes/events.ts';
+import { DEX_IDS } from '../../dexes/index.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { ingestTo } from '../tokens/harness.ts';
 

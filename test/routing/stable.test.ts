@@ -100,13 +100,13 @@ describe('AmmA stable-like hops', () => {
     expect(hopsOfPool(routingPool(rated), ctx)).toEqual([]);
     // ref-exchange rated_swap/mod.rs `test_rated_julia_07`: rate 2.0, 1 in gives 1_999999990004997550200911.
     const rates = new Map([['linear-protocol.near', rate(2n * E24)]]);
-    const hops = hopsOfPool(routingPool(rated), { ...ctx, ammARates: rates });
+    const hops = hopsOfPool(routingPool(rated), { ...ctx, ledgers: new Map([['AmmA', rates]]) });
     expect(hops).toHaveLength(2);
     expect(hops[0]!.out(E24)).toBe(1_999_999_990_004_997_550_200_911n);
     // The rate was set at t = 0: at t = 25 h the contract refuses the pool (ERR120_RATES_EXPIRED).
-    expect(hopsOfPool(routingPool(rated), { ...ctx, ammARates: rates, nowNs: 25n * 3600n * 1_000_000_000n })).toEqual([]);
+    expect(hopsOfPool(routingPool(rated), { ...ctx, ledgers: new Map([['AmmA', rates]]), nowNs: 25n * 3600n * 1_000_000_000n })).toEqual([]);
     const degen = stableLike('degen', ['usdc.near', 'usdt.near'], [6, 6], [E24, E24], 100n, 4);
-    expect(hopsOfPool(routingPool(degen), { ...ctx, ammARates: rates })).toEqual([]);
+    expect(hopsOfPool(routingPool(degen), { ...ctx, ledgers: new Map([['AmmA', rates]]) })).toEqual([]);
   });
 
   it('a state that is not what the contract stores gives no hops', () => {

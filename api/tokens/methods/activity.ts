@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { accountIdParam } from '../ids.ts';
 import { sql } from '../../../db/kysely.ts';
+import { DEXES } from '../../../dexes/index.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal } from '../decimal.ts';
 import { defineMethod } from '../method.ts';
@@ -50,8 +51,9 @@ interface ActivityRow {
   data: Record<string, unknown>;
 }
 
-// Trades of the Wrap DEX are wraps, of the Stake DEXes stakes; the rest are trades.
-const TRADE_KIND = sql`case when dex = 'Wrap' then 'wrap' when dex like 'Stake%' then 'stake' else 'trade' end`;
+// A DEX's trades are trades, wraps or stakes, as its registry entry says (`Dex.activity`).
+const idsOf = (activity: 'wrap' | 'stake') => DEXES.filter((d) => d.activity === activity).map((d) => d.id);
+const TRADE_KIND = sql`case when dex = any(${idsOf('wrap')}) then 'wrap' when dex = any(${idsOf('stake')}) then 'stake' else 'trade' end`;
 
 export const activityQuery = defineMethod({
   name: 'activity.query',

@@ -1,4 +1,5 @@
-// AmmA pool snapshots -> `pool_state` events (source 'import'), for a start in mid-chain. Pure: no I/O.
+// AmmA pool snapshots -> pool states (`Dex.bootstrap`), for a start in mid-chain: a saved file, or the pages of its
+// `get_pools` view that the indexer asks an RPC node for. Pure: no I/O.
 //
 // Accepted shapes (detected from the JSON itself):
 // - `get_pools`: the JSON result of `v2.ref-finance.near` `get_pools {from_index, limit}`, an array of
@@ -16,51 +17,19 @@
 // DCL entries of the Ref indexer are AmmDclA summaries without ticks. All of those are skipped and counted.
 // A malformed entry of a pool kind we do import (a non-integer amount, three tokens...) stops the import instead:
 // the file is not what it claims to be.
-import type { SimplePoolState } from '../../dexes/amm-a/state.ts';
-import type { PoolStateEvent } from '../../dexes/events.ts';
 import { parseU128 } from '../../near/units.ts';
+import { PoolsImportError, type BootstrapPools, type DexBootstrap } from '../dex.ts';
+import type { SimplePoolState } from './state.ts';
 
-/**
- * The receipt id of imported events: the log's key is (block_height, receipt_id, index), so the events of one
- * import are (H, `import:AmmA`, 0..n-1) with pools in id order. `replay` keeps `import:` receipts (the blocks cannot
- * give them back), and importing again at H replaces them.
- */
-export const IMPORT_RECEIPT_ID = 'import:AmmA';
-
-/** The part of the AmmA simple-pool state (dexes/amm-a/state.ts) that a snapshot gives exactly. */
+/** The part of the AmmA simple-pool state (state.ts) that a snapshot gives exactly. */
 export type ImportedPoolState = Pick<SimplePoolState, 'poolId' | 'kind' | 'tokens' | 'amounts' | 'totalFee' | 'sharesTotalSupply'>;
-
-export interface ImportedPoolStateEvent extends PoolStateEvent<ImportedPoolState> {
-  dex: 'AmmA';
-  poolId: number;
-  source: 'import';
-}
 
 export type PoolsShape = 'get_pools' | 'get_pools answer' | 'ref-indexer';
 
-export interface ParsedPools {
+export interface ParsedPools extends BootstrapPools<ImportedPoolState> {
   shape: PoolsShape;
-  /** The block height the data records (a saved RPC answer), else null. */
-  height: number | null;
-  /** Every pool in the data, importable or not. */
-  total: number;
-  pools: ImportedPoolState[];
-  /** Pools left out, counted by `pool_kind`; SKIP_REASONS says why. */
-  skipped: Record<string, number>;
 }
 
-/** Why each pool kind we do not import is left out. */
-export const SKIP_REASONS: Record<string, string> = {
-  STABLE_SWAP: 'no token decimals or amp schedule',
-  RATED_SWAP: 'no token decimals, amp schedule or rates',
-  DEGEN_SWAP: 'no token decimals, amp schedule or rates',
-  DCL: 'AmmDclA summaries without ticks',
-};
-
-/** The data is not a pool snapshot we understand, or a pool in it is malformed. */
-export class PoolsImportError extends Error {
-  override name = 'PoolsImportError';
-}
 
 const SHAPES = 'the get_pools result of v2.ref-finance.near (an array, or its saved JSON-RPC answer) or Ref indexer pools ({"pools": [...]})';
 
@@ -77,6 +46,22 @@ export function parsePoolsJson(json: unknown): ParsedPools {
 }
 
 type Pools = Omit<ParsedPools, 'shape' | 'height'>;
+
+/** AmmA's bootstrap: simple pools from a snapshot file or from its views at one block. */
+export const ammABootstrap: DexBootstrap = {
+  snapshot: parsePoolsJson,
+  rpc: {
+    count: { method: 'get_number_of_pools', args: {} },
+    page: (from, limit) => ({ method: 'get_pools', args: { from_index: from, limit } }),
+    parsePage: parseGetPools,
+  },
+  skipReasons: {
+    STABLE_SWAP: 'no token decimals or amp schedule',
+    RATED_SWAP: 'no token decimals, amp schedule or rates',
+    DEGEN_SWAP: 'no token decimals, amp schedule or rates',
+    DCL: 'AmmDclA summaries without ticks',
+  },
+};
 
 /** A `get_pools {from_index, limit}` result: pool i of the array is pool `fromIndex + i`. */
 export function parseGetPools(result: unknown, fromIndex: number): Pools {
@@ -168,39 +153,6 @@ function rpcAnswer(json: unknown): { value: unknown; height: number } | null {
   } catch {
     throw new PoolsImportError('a JSON-RPC answer whose result bytes are not UTF-8 JSON');
   }
-}
-
-export interface ImportAt {
-  contractId: string;
-  height: number;
-  timestampMs: number;
-}
-
-/** One `pool_state` event per pool, at (height, IMPORT_RECEIPT_ID), numbered in pool id order. */
-export function poolStateEvents(pools: readonly ImportedPoolState[], at: ImportAt): ImportedPoolStateEvent[] {
-  return [...pools]
-    .sort((a, b) => a.poolId - b.poolId)
-    .map((state, index) => ({
-      kind: 'pool_state',
-      blockHeight: at.height,
-      timestampMs: at.timestampMs,
-      receiptId: IMPORT_RECEIPT_ID,
-      txHash: null,
-      index,
-      dex: 'AmmA',
-      contractId: at.contractId,
-      poolId: state.poolId,
-      state,
-      source: 'import',
-    }));
-}
-
-/** "8 RATED_SWAP (no token decimals, ...), 10 DCL (...)", biggest count first. */
-export function describeSkipped(skipped: Record<string, number>): string {
-  return Object.entries(skipped)
-    .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1))
-    .map(([kind, n]) => `${n} ${kind} (${SKIP_REASONS[kind] ?? 'unknown pool kind'})`)
-    .join(', ');
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

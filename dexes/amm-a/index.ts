@@ -1,0 +1,40 @@
+// AmmA: Ref Finance's classic exchange (`v2.ref-finance.near`): simple, stable and rated pools, routed exact in over
+// up to 3 pools and split across pool-disjoint paths; its rated-token rates live in the event log (`rates` events).
+import { endsOf, type Dex } from '../dex.ts';
+import { outputStorageSteps } from '../instructions.ts';
+import { decodeAmmA } from './decode.ts';
+import { AMM_A_DEX_ID } from './events.ts';
+import { ammAHops, ratesFromPayload } from './hops.ts';
+import { ammASwapCalls } from './instructions.ts';
+import { ammABootstrap } from './snapshot.ts';
+
+export const ammA: Dex = {
+  id: AMM_A_DEX_ID,
+  contract: (contracts) => contracts.AmmA,
+  activity: 'trade',
+  decode: (block, contracts) => decodeAmmA(block, { contractId: contracts.AmmA }),
+  // New rates move every rated pool's quotes, though no pool was written.
+  bootstrap: ammABootstrap,
+  ledger: { eventKind: 'rates', read: 'latest', parse: ratesFromPayload, affects: (state) => state.kind === 'rated' },
+  routing: {
+    maxHops: { exactIn: 3, exactOut: 0 },
+    splits: true,
+    tradesWnear: true,
+    hasSlippage: true,
+    hops: ammAHops,
+    // The output arrives by ft_transfer; intermediate tokens stay inside the exchange.
+    helperSteps: (route, ctx) => outputStorageSteps(endsOf(route).last.tokenOut, ctx.trader, ctx.registered),
+    // Exact in only: each path sends its part and wants its own worst case.
+    calls: (route, amounts, ctx) =>
+      ammASwapCalls({
+        contractId: ctx.contracts.AmmA,
+        paths: route.paths.map((p, i) => ({
+          hops: p.hops.map((h) => ({ poolId: Number(h.poolId), tokenIn: h.tokenIn, tokenOut: h.tokenOut })),
+          amountIn: p.amounts[0]!,
+          minAmountOut: amounts.pathWorst[i]!,
+        })),
+        referrerId: ctx.referrerId,
+        skipUnwrapNear: true,
+      }),
+  },
+};
