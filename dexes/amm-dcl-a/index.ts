@@ -2,6 +2,7 @@
 // pools are re-simulated from its events through a book of their states (the fold: state.ts, decode.ts); routed
 // exact in and out over up to 3 pools; a pool whose book could not stay exact is not routed.
 import { endsOf, positive, type Dex, type Fraction, type Hop, type RoutingPool } from '../dex.ts';
+import type { PoolStateCommon } from '../events.ts';
 import { outputStorageSteps } from '../instructions.ts';
 import { applyDclLogs, decodeAmmDclA, extractDclLogs, ReceiptNumbering, type LocatedDclLog } from './decode.ts';
 import { AMM_DCL_A_DEX_ID } from './events.ts';
@@ -37,7 +38,8 @@ export const ammDclA: Dex = {
   activity: 'trade',
   // Swaps and liquidity; its pool states come from the fold.
   decode: (block, contracts) => decodeAmmDclA(block, contracts),
-  reviveState: (json) => dclPoolStateFromJson(json) as unknown as ReturnType<NonNullable<Dex['reviveState']>>,
+  // Points and orders have their own JSON form.
+  reviveState: (json) => dclPoolStateFromJson(json) as unknown as PoolStateCommon & Record<string, unknown>,
   fold: {
     inputs: (block, contracts) => extractDclLogs(block, contracts.AmmDclA),
     book: (states) => newDclPoolBook(states.map(dclPoolStateFromJson)),
