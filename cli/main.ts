@@ -84,17 +84,26 @@ const pools = program.command('pools').description('pool state tools');
 withSettings(
   pools
     .command('import')
-    .description(
-      'write AmmA pool state from a snapshot FILE (get_pools result or Ref indexer pools) or live from --rpc into the event log at height H; then `dexlake index --from H+1`',
-    )
-    .argument('[file]', 'JSON snapshot of the pools')
-    .option('--height <H>', 'block height the pools are the state after (needed with a FILE that records none; with --rpc: ask at that block, default the latest final one)')
-    .option('--rpc <URL>', 'fetch the pools from this NEAR JSON-RPC endpoint instead of a FILE')
-    .option('--dex <D>', 'the DEX whose pools these are (default: the only one that offers an import, AmmA)'),
+    .description('write a DEX\'s pool state from a saved snapshot FILE (AmmA: its get_pools result or Ref indexer pools) into the event log at height H; then `dexlake index --from H+1`')
+    .argument('<file>', 'JSON snapshot of the pools')
+    .option('--height <H>', 'block height the pools are the state after (needed when the file records none)')
+    .option('--dex <D>', 'the DEX whose pools these are (default: the only one that reads snapshot files, AmmA)'),
   commonSettings,
-).action(async (file: string | undefined, opts: { height?: string; rpc?: string; dex?: string }, command: Command) => {
+).action(async (file: string, opts: { height?: string; dex?: string }, command: Command) => {
   const { poolsImport } = await import('./pools.ts');
-  await poolsImport(configOf(command, commonSettings), { file, height: opts.height, rpc: opts.rpc, dex: opts.dex });
+  await poolsImport(configOf(command, commonSettings), { file, height: opts.height, dex: opts.dex });
+});
+
+withSettings(
+  program
+    .command('bootstrap')
+    .description('read every DEX\'s state and its tokens\' metadata at one block from a NEAR JSON-RPC node into an empty database; then `dexlake index` follows from the next block')
+    .requiredOption('--rpc <URL>', 'NEAR JSON-RPC endpoint (an archival node for an old --height)')
+    .option('--height <H>', 'the block to read at (default: the latest final block)'),
+  commonSettings,
+).action(async (opts: { rpc: string; height?: string }, command: Command) => {
+  const { bootstrapCommand } = await import('./bootstrap.ts');
+  await bootstrapCommand(configOf(command, commonSettings), opts);
 });
 
 withSettings(

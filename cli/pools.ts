@@ -1,5 +1,6 @@
-// `dexlake pools import [FILE] [--height H] [--rpc URL]`: AmmA pool state for a start in mid-chain, from a snapshot
-// file or live from a NEAR RPC node, written to the event log at height H (indexer/pools-import/).
+// `dexlake pools import FILE [--height H] [--dex D]`: a DEX's pool state from a saved snapshot file (AmmA's: its
+// `get_pools` JSON or Ref's indexer pools), written to the event log at height H (indexer/pools-import/). A live
+// start reads every DEX from an RPC node instead: `dexlake bootstrap` (cli/bootstrap.ts).
 // Everything the operator got wrong (no such file, not JSON, unknown shape, bad height) is a ConfigError: one line,
 // exit code 2, and nothing opened or written.
 import { readFile } from 'node:fs/promises';
@@ -11,13 +12,11 @@ import { contractsOf } from '../dexes/contracts.ts';
 import { PoolsImportError, type BootstrapPools, type Dex, type DexBootstrap } from '../dexes/dex.ts';
 import { DEXES } from '../dexes/index.ts';
 import { describeSkipped, importReceiptId, poolStateEvents } from '../indexer/pools-import/events.ts';
-import { fetchPools } from '../indexer/pools-import/rpc.ts';
 import { indexedBlockTimestampMs, writeImport } from '../indexer/pools-import/write.ts';
 
 export interface PoolsImportOptions {
-  file?: string | undefined;
+  file: string;
   height?: string | undefined;
-  rpc?: string | undefined;
   dex?: string | undefined;
 }
 
@@ -30,9 +29,11 @@ interface Snapshot {
   skipped: Record<string, number>;
 }
 
-/** The DEX to import: the one asked, else the registry's only one with a bootstrap. */
-function dexToImport(id: string | undefined): Dex & { bootstrap: DexBootstrap } {
-  const offered = DEXES.filter((d): d is Dex & { bootstrap: DexBootstrap } => d.bootstrap !== undefined);
+type Importing = Dex & { bootstrap: DexBootstrap & Required<Pick<DexBootstrap, 'snapshot'>> };
+
+/** The DEX to import: the one asked, else the registry's only one that reads snapshot files. */
+function dexToImport(id: string | undefined): Importing {
+  const offered = DEXES.filter((d): d is Importing => d.bootstrap?.snapshot !== undefined);
   const names = offered.map((d) => d.id).join(', ');
   if (id === undefined) {
     if (offered.length !== 1) throw new ConfigError(`pools import needs --dex, one of ${names}`);
@@ -47,14 +48,10 @@ const say = (line: string) => process.stdout.write(`${line}\n`);
 
 export async function poolsImport(config: Config, options: PoolsImportOptions): Promise<void> {
   const height = options.height === undefined ? undefined : (checkFlag(settings.from, '--height', options.height) as number);
-  const rpcUrl = options.rpc === undefined ? undefined : (checkFlag(settings.nearRpcUrl, '--rpc', options.rpc) as string);
-  if ((options.file === undefined) === (rpcUrl === undefined)) {
-    throw new ConfigError(options.file === undefined ? 'pools import needs a FILE or --rpc URL' : 'pools import takes a FILE or --rpc URL, not both');
-  }
   const dex = dexToImport(options.dex);
   const contractId = dex.contract(contractsOf(config.nearNetwork));
   // Read and check everything before the database is opened: a bad file costs nothing.
-  const snapshot = rpcUrl === undefined ? await fromFile(dex.bootstrap, options.file!, height) : await fromRpc(dex.bootstrap, rpcUrl, contractId, height);
+  const snapshot = await fromFile(dex.bootstrap, options.file, height);
 
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { max: 2 });
@@ -80,7 +77,7 @@ export async function poolsImport(config: Config, options: PoolsImportOptions): 
   });
 }
 
-async function fromFile(bootstrap: DexBootstrap, file: string, height: number | undefined): Promise<Snapshot> {
+async function fromFile(bootstrap: Importing['bootstrap'], file: string, height: number | undefined): Promise<Snapshot> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -108,18 +105,6 @@ async function fromFile(bootstrap: DexBootstrap, file: string, height: number | 
   if (at === undefined) throw new ConfigError(`${file} records no block height: give the height its pools are the state after with --height H`);
   say(`read ${parsed.total} pools from ${file}${parsed.shape === undefined ? '' : ` (${parsed.shape} shape)`}`);
   return { height: at, timestampMs: null, total: parsed.total, pools: parsed.pools, skipped: parsed.skipped };
-}
-
-async function fromRpc(bootstrap: DexBootstrap, rpcUrl: string, contractId: string, height: number | undefined): Promise<Snapshot> {
-  say(`asking ${rpcUrl} for the pools of ${contractId} at ${height === undefined ? 'the latest final block' : `block ${height}`}`);
-  try {
-    const fetched = await fetchPools({ rpcUrl, contractId, bootstrap, height, onPage: (done, total, at) => say(`fetched ${done} of ${total} pools at block ${at}`) });
-    return { height: fetched.height, timestampMs: fetched.timestampMs, total: fetched.total, pools: fetched.pools, skipped: fetched.skipped };
-  } catch (error) {
-    // A pool the node describes wrongly is not the operator's mistake: exit 1 like any other failure.
-    if (error instanceof PoolsImportError) throw new Error(`${rpcUrl}: ${error.message}`);
-    throw error;
-  }
 }
 
 /** A flag checked with the schema of the setting of the same meaning, failing like a config error. */

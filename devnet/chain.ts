@@ -128,6 +128,8 @@ export class Chain {
   private transactions: RawJson[] = [];
   private outcomes: RawJson[] = [];
   private stateChanges: RawJson[] = [];
+  /** Every account's storage now (base64 key -> base64 value), as the blocks so far left it: what `view_state` reads. */
+  readonly storage = new Map<string, Map<string, string>>();
 
   constructor(options: ChainOptions) {
     this.rng = options.rng;
@@ -174,7 +176,14 @@ export class Chain {
         r.revert();
         status = { Failure: { ActionError: { index: 0, kind: { FunctionCallError: { ExecutionError: `Smart contract panicked: ${error.message}` } } } } };
       }
-      for (const w of r.writes) this.stateChanges.push(dataChange(r.receiverId, w.key, w.value, r.id));
+      for (const w of r.writes) {
+        this.stateChanges.push(dataChange(r.receiverId, w.key, w.value, r.id));
+        let account = this.storage.get(r.receiverId);
+        if (account === undefined) this.storage.set(r.receiverId, (account = new Map()));
+        const key = Buffer.from(w.key).toString('base64');
+        if (w.value === null) account.delete(key);
+        else account.set(key, Buffer.from(w.value).toString('base64'));
+      }
       this.outcomes.push(
         receiptOutcome({
           blockHash: this.currentHash(),

@@ -1,6 +1,7 @@
 // What the devnet's contract models share: the chain, the tokens, the accounts, and the record of what the
 // simulator did (the truth a round-trip test compares the indexer's tables with).
 import type { DexContracts } from '../dexes/contracts.ts';
+import type { RpcViewAnswer } from './rpc.ts';
 import type { DexId } from '../dexes/events.ts';
 import type { Chain, Receipt } from './chain.ts';
 import type { Rng } from './rng.ts';
@@ -48,4 +49,7 @@ export interface DevnetDex {
   act(world: World, trader: string): void;
   /** Pool reserves as the contract holds them now, by pool id (for round-trip tests). */
   reserves(): Map<string, bigint[]>;
+  /** A view call of one of its contracts, answered from its state now as the real contract's view would (the devnet's
+   * JSON-RPC, devnet-rpc.ts); undefined for an account that is not its own. */
+  view?(world: World, contractId: string, method: string, args: Record<string, unknown>): RpcViewAnswer | undefined;
 }

@@ -186,16 +186,41 @@ export class PoolsImportError extends Error {
   override name = 'PoolsImportError';
 }
 
+/** A NEAR node's answers at one block (the indexer's JSON-RPC client, or the devnet's). */
+export interface ChainAt {
+  height: number;
+  /** The block's time, ms. */
+  timestampMs: number;
+  contracts: DexContracts;
+  /** A view's JSON result (`query` `call_function` at the block). */
+  view(contractId: string, method: string, args?: Record<string, unknown>): Promise<unknown>;
+  /** A contract's storage under a key prefix (`query` `view_state` at the block), keys and values in base64, in key
+   * order; null when the node will not serve the contract's state (larger than its limit, as on mainnet's Ref). */
+  storage(contractId: string, prefixBase64: string): Promise<Array<{ keyBase64: string; valueBase64: string }> | null>;
+}
+
+/** An event of a bootstrap, without its base fields (the indexer places it at the block, receipt `bootstrap:<dex>`). */
+export type BootstrapEvent = DecodedDexEvent extends infer E ? (E extends DecodedDexEvent ? Omit<E, 'blockHeight' | 'timestampMs' | 'receiptId' | 'txHash' | 'index'> : never) : never;
+
+/** A DEX's state at one block, as its bootstrap read it. */
+export interface BootstrapState {
+  /** `pool_state` events (source 'rpc' or 'storage') and the DEX's ledger events (AmmA's `rates`, StakeA's `nslp`);
+   * a pool the read could not give exactly carries `approximate: '<why>'` in its state until its next write. */
+  events: BootstrapEvent[];
+  /** Pools it left out, counted by kind (`DexBootstrap.skipReasons` says why). */
+  skipped?: Record<string, number>;
+}
+
 /**
- * How a DEX's pool states are had at one block, for a start in mid-chain: from a saved snapshot file, or from its
- * contract's views on a NEAR RPC node (a count, then pages, all at one block). Throws PoolsImportError on data it
- * does not understand.
+ * How a DEX's state is had at one block, for a start in mid-chain (`dexlake bootstrap`): through its contract's views
+ * (and its raw storage where the node serves it), and, for some, from a saved snapshot file (`dexlake pools
+ * import`). Throws PoolsImportError on answers it does not understand. Pure but for the calls it is given.
  */
 export interface DexBootstrap {
-  snapshot(json: unknown): BootstrapPools;
-  rpc: { count: ViewCall; page(from: number, limit: number): ViewCall; parsePage(value: unknown, from: number): Omit<BootstrapPools, 'height'> };
+  read(at: ChainAt): Promise<BootstrapState>;
+  snapshot?(json: unknown): BootstrapPools;
   /** Why each pool kind it leaves out is left out. */
-  skipReasons: Record<string, string>;
+  skipReasons?: Record<string, string>;
 }
 
 export interface Dex {

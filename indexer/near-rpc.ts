@@ -107,7 +107,7 @@ export async function viewFunction(
   contractId: string,
   methodName: string,
   args: unknown = {},
-  options: ViewOptions = {},
+  options: ViewOptions & { blockId?: number } = {},
 ): Promise<unknown> {
   return (await viewFunctionAt(rpcUrl, contractId, methodName, args, options)).value;
 }
@@ -143,15 +143,55 @@ export async function viewFunctionAt(
   }
 }
 
-const BlockResult = z.object({ header: z.object({ height: z.number().int(), hash: z.string(), timestamp_nanosec: z.string().regex(/^\d+$/) }) });
+const BlockResult = z.object({
+  header: z.object({ height: z.number().int(), hash: z.string(), prev_hash: z.string(), timestamp_nanosec: z.string().regex(/^\d+$/) }),
+});
 
-/** The header of block `blockId` (method `block`): height, hash and exact time. */
-export async function blockHeader(rpcUrl: string, blockId: number, options: ViewOptions = {}): Promise<{ height: number; hash: string; timestampMs: number }> {
-  const what = { contractId: `block ${blockId}`, methodName: 'header' };
-  const parsed = BlockResult.safeParse(await jsonRpc(rpcUrl, 'block', { block_id: blockId }, what, options));
+export interface BlockHeader {
+  height: number;
+  hash: string;
+  prevHash: string;
+  timestampMs: number;
+}
+
+/** The header of block `blockId`, or of the latest final block (method `block`): height, hashes and exact time. */
+export async function blockHeader(rpcUrl: string, blockId: number | 'final', options: ViewOptions = {}): Promise<BlockHeader> {
+  const what = { contractId: blockId === 'final' ? 'the latest final block' : `block ${blockId}`, methodName: 'header' };
+  const params = blockId === 'final' ? { finality: 'final' } : { block_id: blockId };
+  const parsed = BlockResult.safeParse(await jsonRpc(rpcUrl, 'block', params, what, options));
   if (!parsed.success) throw new RpcError({ ...what, causeName: 'BAD_RESPONSE', detail: 'not a block answer' });
-  const { height, hash, timestamp_nanosec } = parsed.data.header;
-  return { height, hash, timestampMs: Number(BigInt(timestamp_nanosec) / 1_000_000n) };
+  const { height, hash, prev_hash: prevHash, timestamp_nanosec } = parsed.data.header;
+  return { height, hash, prevHash, timestampMs: Number(BigInt(timestamp_nanosec) / 1_000_000n) };
+}
+
+const StateResult = z.object({
+  values: z.array(z.object({ key: z.string(), value: z.string() })),
+  block_height: z.number().int().nonnegative(),
+});
+
+/**
+ * The storage of `contractId` under a key prefix at block `blockId` (`query` `view_state`), keys and values in
+ * base64; null when the node will not serve it: a contract whose state is over the node's limit
+ * (`TOO_LARGE_CONTRACT_STATE`; nearcore's `trie_viewer_state_size_limit`, 50 kB by default), as Ref's on mainnet.
+ */
+export async function viewStateAt(
+  rpcUrl: string,
+  contractId: string,
+  prefixBase64: string,
+  options: ViewOptions & { blockId: number },
+): Promise<Array<{ keyBase64: string; valueBase64: string }> | null> {
+  const params = { request_type: 'view_state', block_id: options.blockId, account_id: contractId, prefix_base64: prefixBase64 };
+  const what = { contractId, methodName: `view_state(${prefixBase64 || 'all'})` };
+  let result: unknown;
+  try {
+    result = await jsonRpc(rpcUrl, 'query', params, what, options);
+  } catch (error) {
+    if (error instanceof RpcError && error.causeName === 'TOO_LARGE_CONTRACT_STATE') return null;
+    throw error;
+  }
+  const parsed = StateResult.safeParse(result);
+  if (!parsed.success) throw new RpcError({ ...what, causeName: 'BAD_RESPONSE', detail: JSON.stringify(result)?.slice(0, 200) ?? '' });
+  return parsed.data.values.map((v) => ({ keyBase64: v.key, valueBase64: v.value }));
 }
 
 interface Call {
@@ -268,6 +308,8 @@ export interface NoFtMetadata {
 }
 
 export interface FtMetadataOptions extends ViewOptions {
+  /** Ask at this block instead of at `finality`. */
+  blockId?: number;
   /** Called with the reason whenever the result is null, e.g. to log malformed metadata. */
   onNoMetadata?: (reason: NoFtMetadata) => void;
 }

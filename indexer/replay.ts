@@ -77,9 +77,16 @@ export interface ReplayOptions {
 export async function replay({ db, source, from, to, signal, progress, contracts = MAINNET_CONTRACTS, dexes = DEXES }: ReplayOptions): Promise<{ blocks: number; events: number }> {
   if (from > to) throw new Error(`replay: --from ${from} is above --to ${to}`);
   return inTransaction(db, async (tx) => {
-    // Events the blocks give are replaced; those learned over RPC (`rpc:` receipts) or imported (`import:`, see
-    // pools-import/) are kept: the blocks cannot give them.
-    await tx.kysely.deleteFrom('events').where('block_height', '>=', from).where('block_height', '<=', to).where('receipt_id', 'not like', 'rpc:%').where('receipt_id', 'not like', 'import:%').execute();
+    // Events the blocks give are replaced; those learned over RPC (`rpc:` receipts), imported (`import:`, see
+    // pools-import/) or bootstrapped (`bootstrap:`, bootstrap.ts) are kept: the blocks cannot give them.
+    await tx.kysely
+      .deleteFrom('events')
+      .where('block_height', '>=', from)
+      .where('block_height', '<=', to)
+      .where('receipt_id', 'not like', 'rpc:%')
+      .where('receipt_id', 'not like', 'import:%')
+      .where('receipt_id', 'not like', 'bootstrap:%')
+      .execute();
     await tx.kysely.deleteFrom('blocks').where('height', '>=', from).where('height', '<=', to).execute();
     const before = await tx.kysely.selectFrom('blocks').select('height').where('height', '<', from).orderBy('height', 'desc').limit(1).executeTakeFirst();
     let previous = before?.height;

@@ -18,7 +18,8 @@
 // A malformed entry of a pool kind we do import (a non-integer amount, three tokens...) stops the import instead:
 // the file is not what it claims to be.
 import { parseU128 } from '../../near/units.ts';
-import { PoolsImportError, type BootstrapPools, type DexBootstrap } from '../dex.ts';
+import { PoolsImportError, type BootstrapPools, type BootstrapState, type ChainAt, type DexBootstrap } from '../dex.ts';
+import { AMM_A_DEX_ID } from './events.ts';
 import type { SimplePoolState } from './state.ts';
 
 /** The part of the AmmA simple-pool state (state.ts) that a snapshot gives exactly. */
@@ -47,13 +48,36 @@ export function parsePoolsJson(json: unknown): ParsedPools {
 
 type Pools = Omit<ParsedPools, 'shape' | 'height'>;
 
-/** AmmA's bootstrap: simple pools from a snapshot file or from its views at one block. */
+/** Pools per `get_pools` call: a modest page, as a view call runs under a gas limit. */
+export const PAGE_SIZE = 200;
+
+/**
+ * AmmA's bootstrap: simple pools from a snapshot file, or from its views at one block: `get_number_of_pools`, then
+ * `get_pools {from_index, limit}` page by page (ref-exchange views.rs).
+ */
 export const ammABootstrap: DexBootstrap = {
   snapshot: parsePoolsJson,
-  rpc: {
-    count: { method: 'get_number_of_pools', args: {} },
-    page: (from, limit) => ({ method: 'get_pools', args: { from_index: from, limit } }),
-    parsePage: parseGetPools,
+  async read(at: ChainAt): Promise<BootstrapState> {
+    const contractId = at.contracts.AmmA;
+    const count = await at.view(contractId, 'get_number_of_pools');
+    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
+      throw new PoolsImportError(`${contractId}.get_number_of_pools returned ${JSON.stringify(count)}, not a count`);
+    }
+    const pools: ImportedPoolState[] = [];
+    const skipped: Record<string, number> = {};
+    for (let from = 0; from < count; from += PAGE_SIZE) {
+      const page = await at.view(contractId, 'get_pools', { from_index: from, limit: PAGE_SIZE });
+      const expected = Math.min(PAGE_SIZE, count - from);
+      if (!Array.isArray(page) || page.length !== expected) {
+        const got = Array.isArray(page) ? `${page.length} pools` : JSON.stringify(page)?.slice(0, 80);
+        throw new PoolsImportError(`get_pools from ${from}: expected ${expected} pools at block ${at.height}, got ${got}`);
+      }
+      const parsed = parseGetPools(page, from);
+      pools.push(...parsed.pools);
+      for (const [kind, n] of Object.entries(parsed.skipped)) skipped[kind] = (skipped[kind] ?? 0) + n;
+    }
+    const events = pools.map((state) => ({ kind: 'pool_state' as const, dex: AMM_A_DEX_ID, contractId, poolId: state.poolId, state, source: 'rpc' as const }));
+    return { events, skipped };
   },
   skipReasons: {
     STABLE_SWAP: 'no token decimals or amp schedule',

@@ -41,6 +41,6 @@ export function poolStateEvents(dex: Dex, pools: readonly Imported[], at: Import
 export function describeSkipped(dex: Dex, skipped: Record<string, number>): string {
   return Object.entries(skipped)
     .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1))
-    .map(([kind, n]) => `${n} ${kind} (${dex.bootstrap?.skipReasons[kind] ?? 'unknown pool kind'})`)
+    .map(([kind, n]) => `${n} ${kind} (${dex.bootstrap?.skipReasons?.[kind] ?? 'unknown pool kind'})`)
     .join(', ');
 }
