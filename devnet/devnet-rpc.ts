@@ -17,6 +17,9 @@ export interface DevnetRpcOptions {
   contracts?: DexContracts;
   /** The latest height the devnet has produced (the indexed head while it runs, or a fixed N). */
   final(): number;
+  /** Contracts with more state than this are not served by view_state (default VIEW_STATE_LIMIT_BYTES; 0: none is,
+   * as a bootstrap meets mainnet's large contracts). */
+  viewStateLimitBytes?: number;
 }
 
 export class DevnetRpcChain implements RpcChain {
@@ -94,7 +97,7 @@ export class DevnetRpcChain implements RpcChain {
     if (account === undefined) return null;
     let size = 0;
     for (const [key, value] of account) size += (key.length * 3) / 4 + (value.length * 3) / 4;
-    if (size > VIEW_STATE_LIMIT_BYTES) return 'too_large';
+    if (size > (this.options.viewStateLimitBytes ?? VIEW_STATE_LIMIT_BYTES)) return 'too_large';
     const prefix = Buffer.from(prefixBase64, 'base64');
     const entries = [...account]
       .map(([key, value]) => ({ raw: Buffer.from(key, 'base64'), key, value }))
