@@ -12,6 +12,10 @@ import { readUndecodedTotals } from '../indexer/projections/undecoded.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
 import { openSource } from '../indexer/sources/index.ts';
 import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
+import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
+import { startNearRpc, type NearRpcServer } from '../devnet/rpc.ts';
+import { bootstrap } from '../indexer/bootstrap.ts';
+import { readCheckpoint } from '../indexer/store.ts';
 
 export async function index(config: Config): Promise<void> {
   const signal = stopSignal();
@@ -28,28 +32,56 @@ export async function index(config: Config): Promise<void> {
       logger.info({ port: status.port }, 'status port listening');
     }
     const relay = config.source === 'devnet' && config.relayPort ? await startRelay(db, config, logger) : undefined;
+    // The devnet's JSON-RPC answers at any height indexed so far.
+    let head = (await readCheckpoint(db.kysely))?.height ?? 0;
+    const devnetRpc = config.source === 'devnet' && config.devnetRpcPort ? await startDevnetRpc(config, () => Math.max(head, 1), logger) : undefined;
+    const contracts = contractsOf(config.nearNetwork);
+    if (head === 0 && config.from === undefined && config.nearRpcUrl !== undefined && /^(neardata|lake):/.test(config.source)) {
+      // A mainnet quick start: an empty database begins with every DEX's state at the latest final block.
+      const summary = await bootstrap({ db, rpcUrl: config.nearRpcUrl, contracts, signal, say: (line) => logger.info(line) });
+      logger.info({ height: summary.height }, 'bootstrapped: following the chain from the next block');
+    }
     try {
       await runIndexer({
         db,
         source: config.source,
-        contracts: contractsOf(config.nearNetwork),
+        contracts,
         devnet: { seed: config.devnetSeed, speed: config.devnetSpeed },
         from: config.from,
         to: config.to,
         logger,
         signal,
         rpcUrl: config.nearRpcUrl,
-        onHeight: status?.setHeight,
+        onHeight: (height) => {
+          head = height;
+          status?.setHeight(height);
+        },
         onUndecoded: status?.addUndecoded,
         sourceObserver: status?.source,
       });
     } finally {
       await relay?.close();
+      await devnetRpc?.close();
       await status?.close();
       await db.close();
     }
     logger.info('indexer stopped');
   });
+}
+
+/** The devnet's NEAR JSON-RPC, answering at heights up to `final()`; like the relay, a taken port costs a warning. */
+async function startDevnetRpc(config: Config, final: () => number, logger: Logger): Promise<NearRpcServer | undefined> {
+  try {
+    const server = await startNearRpc(new DevnetRpcChain({ seed: config.devnetSeed, contracts: contractsOf(config.nearNetwork), final }), {
+      host: config.host,
+      port: config.devnetRpcPort,
+    });
+    logger.info({ url: server.url }, 'devnet NEAR JSON-RPC listening');
+    return server;
+  } catch (err) {
+    logger.warn({ port: config.devnetRpcPort, err: (err as Error).message }, 'devnet NEAR JSON-RPC not started');
+    return undefined;
+  }
 }
 
 /**

@@ -134,11 +134,19 @@ export const settings = {
     description: 'Port of the local solver relay (JSON-RPC `quote` and `publish_intent` at /rpc, priced from the indexed AmmA pools) that `index` starts with the devnet source, on HOST (0 turns it off)',
     schema: port,
   },
+  devnetRpcPort: {
+    env: 'DEXLAKE_DEVNET_RPC_PORT',
+    flag: '--devnet-rpc-port',
+    default: '3002',
+    expected: 'an integer from 0 to 65535 (0: no devnet RPC)',
+    description: 'Port of the devnet\'s NEAR JSON-RPC (status, block, query call_function and view_state at any indexed height) that `index` starts with the devnet source, on HOST (0 turns it off)',
+    schema: port,
+  },
   nearRpcUrl: {
     env: 'NEAR_RPC_URL',
     flag: '--rpc',
     expected: 'an http:// or https:// URL',
-    description: 'NEAR JSON-RPC endpoint for views such as ft_metadata; unset: no RPC calls',
+    description: 'NEAR JSON-RPC endpoint for views such as ft_metadata, and for the bootstrap of an empty database when the source is neardata or lake (every DEX's state at the latest final block); unset: no RPC calls',
     schema: url(['http:', 'https:']),
   },
   quoteRelayUrl: {

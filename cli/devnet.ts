@@ -1,8 +1,12 @@
 // `dexlake devnet export`: the devnet's first N blocks in the Lake S3 layout (`<height, 12 digits>/block.json` and
-// `shard_0.json`), for `--source files:DIR`, for sharing a reproducible chain, or for a bucket.
+// `shard_0.json`), for `--source files:DIR`, for sharing a reproducible chain, or for a bucket. `dexlake devnet rpc`:
+// NEAR JSON-RPC over the devnet's first N blocks (devnet/devnet-rpc.ts), e.g. for `dexlake bootstrap --rpc`.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Devnet } from '../devnet/devnet.ts';
+import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
+import { startNearRpc } from '../devnet/rpc.ts';
+import { stopSignal } from './run.ts';
 import { ConfigError, type Config } from './config.ts';
 
 export async function devnetExport(config: Config, opts: { blocks: string; out: string }): Promise<void> {
@@ -24,4 +28,17 @@ export async function devnetExport(config: Config, opts: { blocks: string; out: 
     }
   }
   process.stdout.write(`wrote ${count} blocks (seed ${config.devnetSeed}) to ${opts.out}\n`);
+}
+
+export async function devnetRpc(config: Config, opts: { port: string; blocks: string }): Promise<void> {
+  if (!/^\d+$/.test(opts.blocks) || Number(opts.blocks) < 1 || Number(opts.blocks) > 10_000_000) {
+    throw new ConfigError(`invalid --blocks="${opts.blocks}": expected a number of blocks from 1 to 10000000`);
+  }
+  if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65_535) throw new ConfigError(`invalid --port="${opts.port}": expected an integer from 0 to 65535`);
+  const blocks = Number(opts.blocks);
+  const signal = stopSignal();
+  const server = await startNearRpc(new DevnetRpcChain({ seed: config.devnetSeed, final: () => blocks }), { host: config.host, port: Number(opts.port) });
+  process.stdout.write(`devnet NEAR JSON-RPC (seed ${config.devnetSeed}, blocks 1..${blocks}) at ${server.url}\n`);
+  await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  await server.close();
 }

@@ -6,7 +6,7 @@ import { ConfigError, loadConfig, settings, type Config, type SettingName } from
 
 const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
 const apiSettings: SettingName[] = ['port', 'host', 'quoteRelayUrl'];
-const indexerSettings: SettingName[] = ['source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'indexerPort', 'relayPort', 'nearRpcUrl'];
+const indexerSettings: SettingName[] = ['source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'indexerPort', 'relayPort', 'devnetRpcPort', 'nearRpcUrl'];
 
 /** commander's attribute name for a flag: `--data-dir` -> `dataDir`. */
 const attribute = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -120,10 +120,9 @@ withSettings(
 });
 
 const devnetNames: SettingName[] = ['devnetSeed'];
+const devnet = program.command('devnet').description('the devnet simulator');
 withSettings(
-  program
-    .command('devnet')
-    .description('the devnet simulator')
+  devnet
     .command('export')
     .description('write the first N devnet blocks as Lake-layout folders that --source files:DIR reads back')
     .requiredOption('--blocks <N>', 'number of blocks, from genesis')
@@ -132,6 +131,19 @@ withSettings(
 ).action(async (opts: { blocks: string; out: string }, command: Command) => {
   const { devnetExport } = await import('./devnet.ts');
   await devnetExport(configOf(command, devnetNames), opts);
+});
+
+const devnetRpcNames: SettingName[] = ['devnetSeed', 'host'];
+withSettings(
+  devnet
+    .command('rpc')
+    .description('serve NEAR JSON-RPC for the devnet\'s first N blocks (status, block, query call_function and view_state at any of them) until stopped')
+    .requiredOption('--port <P>', 'port to listen on (0: any free one)')
+    .requiredOption('--blocks <N>', 'blocks the devnet has produced: heights 1..N are answered'),
+  devnetRpcNames,
+).action(async (opts: { port: string; blocks: string }, command: Command) => {
+  const { devnetRpc } = await import('./devnet.ts');
+  await devnetRpc(configOf(command, devnetRpcNames), opts);
 });
 
 try {
