@@ -146,7 +146,7 @@ export const settings = {
     env: 'NEAR_RPC_URL',
     flag: '--rpc',
     expected: 'an http:// or https:// URL',
-    description: 'NEAR JSON-RPC endpoint for views such as ft_metadata, and for the bootstrap of an empty database when the source is neardata or lake (every DEX's state at the latest final block); unset: no RPC calls',
+    description: 'NEAR JSON-RPC endpoint for views such as ft_metadata, and for the bootstrap of an empty database when the source is neardata or lake (the state of every DEX at the latest final block); unset: no RPC calls',
     schema: url(['http:', 'https:']),
   },
   quoteRelayUrl: {
