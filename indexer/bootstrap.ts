@@ -11,7 +11,7 @@ import { DEXES } from '../dexes/index.ts';
 import type { EventBase } from '../near/events.ts';
 import { isValidAccountId, NEAR_TOKEN_ID } from '../near/token-id.ts';
 import type { DomainEvent } from './event-rows.ts';
-import { blockHeader, fetchFtMetadata, viewFunctionAt, viewStateAt, type BlockHeader } from './near-rpc.ts';
+import { blockHeader, fetchFtMetadata, RpcError, viewFunctionAt, viewStateAt, type BlockHeader } from './near-rpc.ts';
 import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoint } from './store.ts';
 
 export class BootstrapError extends Error {
@@ -56,8 +56,18 @@ export function rpcChainAt(rpcUrl: string, header: BlockHeader, contracts: DexCo
   };
 }
 
-/** Reads every DEX's state at the block and writes it; nothing is written when any read fails. */
+/** Reads every DEX's state at the block and writes it; nothing is written when any read fails. An RPC failure names
+ * the node, the call (a view and its contract, or the block) and NEAR's cause or the HTTP status. */
 export async function bootstrap(options: BootstrapOptions): Promise<BootstrapSummary> {
+  try {
+    return await bootstrapAt(options);
+  } catch (error) {
+    if (error instanceof RpcError) throw new BootstrapError(`${options.rpcUrl}: ${error.message}`, { cause: error });
+    throw error;
+  }
+}
+
+async function bootstrapAt(options: BootstrapOptions): Promise<BootstrapSummary> {
   const { db, rpcUrl, contracts, signal } = options;
   const dexes = (options.dexes ?? DEXES).filter((d): d is Dex & { bootstrap: DexBootstrap } => d.bootstrap !== undefined);
   const say = options.say ?? (() => {});

@@ -101,8 +101,9 @@ describe('bootstrap', () => {
       expect((await db.pool.query(`select count(*)::int as n from ${table}`)).rows[0].n, table).toBe(0);
     }
     state.failing = false;
+    // A node that does not keep the height: one line naming the node, the call and NEAR's cause.
     await expect(bootstrap({ db, rpcUrl: server.url, contracts: MAINNET_CONTRACTS, dexes: [listing], height: OLDEST - 1 })).rejects.toThrow(
-      `view block ${OLDEST - 1}.header: UNKNOWN_BLOCK`,
+      `${server.url}: view block ${OLDEST - 1}.header: UNKNOWN_BLOCK`,
     );
   });
 });
