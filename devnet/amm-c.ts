@@ -21,10 +21,11 @@
 // send them in the pool's ratio); the engine's `user_balance_update` / `dex_balance_update` events are not logged.
 import type { AmmCFeeReceiver, AmmCPoolState, AmmCPoolType } from '../dexes/amm-c/events.ts';
 import { ammCContractExactOut, ammCQuoteExactIn, type AmmCQuote } from '../dexes/amm-c/math.ts';
-import { BorshWriter } from '../near/borsh.ts';
+import { BorshError, BorshReader, BorshWriter } from '../near/borsh.ts';
 import { b64 } from '../near/lake-json.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
 import { Panic, type Receipt } from './chain.ts';
+import type { RpcViewAnswer } from './rpc.ts';
 import { ONE_YOCTO, type TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
@@ -133,6 +134,48 @@ export class AmmCDevnet implements DevnetDex {
 
   reserves(): Map<string, bigint[]> {
     return new Map(this.pools.map((p) => [String(p.id), [...p.state.amounts]]));
+  }
+
+  /**
+   * The engine's `dex_view {dex_id, method, args}`: a view of the xyk DEX, borsh args and answer in base64 (what
+   * dexes/amm-c/bootstrap.ts reads): `get_pool_count` -> u32, `get_pools {start_index, limit}` -> Vec<PoolView>,
+   * `get_pool {pool_id}` -> Option<PoolView>. Failures as the VM reports the engine's panics.
+   */
+  view(world: World, contractId: string, method: string, args: Record<string, unknown>): RpcViewAnswer | undefined {
+    if (contractId !== world.contracts.AmmC) return undefined;
+    const panic = (message: string): RpcViewAnswer => ({ vmError: `HostError(GuestPanic { panic_msg: ${JSON.stringify(message)} })` });
+    if (method !== 'dex_view') return { vmError: 'MethodResolveError(MethodNotFound)' };
+    if (args.dex_id !== world.contracts.AmmCXykDexId) return panic('Dex code not found');
+    if (typeof args.args !== 'string') return panic('Failed to deserialize input from JSON.');
+    const input = BorshReader.fromBase64(args.args);
+    const out = new BorshWriter();
+    try {
+      switch (args.method) {
+        case 'get_pool_count':
+          out.u32(this.pools.length);
+          break;
+        case 'get_pools': {
+          const start = input.u32();
+          const limit = input.u32();
+          input.done();
+          out.vec(this.pools.slice(start, start + limit), (w, pool) => writePoolView(w, pool));
+          break;
+        }
+        case 'get_pool': {
+          const pool = this.pools[input.u32()];
+          input.done();
+          if (pool === undefined) out.u8(0);
+          else writePoolView(out.u8(1), pool);
+          break;
+        }
+        default:
+          return panic('Failed to get function');
+      }
+    } catch (err) {
+      if (err instanceof BorshError) return panic('Failed to call function: Failed to deserialize input from borsh.');
+      throw err;
+    }
+    return { value: b64(out.bytes()) };
   }
 
   // ---- transactions ----
@@ -547,6 +590,53 @@ function poolView(pool: AmmCPool): unknown {
         },
       };
   }
+}
+
+/** The same `PoolView` in borsh (the xyk DEX's views): variants Private 0, Public 1, Launch 2; AssetId Near 0,
+ * Nep141 1; FeeReceiver Account 0, Pool 1, Community 2; fee_configuration FeeConfiguration::V1 (0). */
+function writePoolView(w: BorshWriter, pool: AmmCPool): void {
+  const { state } = pool;
+  const asset = (i: number) => writeAssetId(w, state.tokens[i]!).u128(state.amounts[i]!);
+  const fees = (receivers: AmmCFeeReceiver[]) => w.vec(receivers, (x, r) => writeFeeReceiver(x, r).u32(r.fee));
+  // FeeConfiguration::V1(CurrentFees): the fees the pool was created with.
+  const feeConfiguration = () => {
+    w.u8(0);
+    fees(pool.configured);
+  };
+  switch (state.poolType) {
+    case 'private':
+      w.u8(0);
+      asset(0);
+      asset(1);
+      fees(state.feeReceivers);
+      feeConfiguration();
+      w.string(pool.owner).u8(0);
+      return;
+    case 'public':
+      w.u8(1);
+      asset(0);
+      asset(1);
+      fees(state.feeReceivers);
+      feeConfiguration();
+      if (state.totalShares === null) w.u8(0);
+      else w.u8(1).u128(state.totalShares);
+      return;
+    case 'launch':
+      w.u8(2).u128(state.amounts[0]!);
+      asset(1);
+      fees(state.feeReceivers);
+      feeConfiguration();
+      w.u128(state.phantomLiquidity ?? 0n);
+      return;
+  }
+}
+
+function writeAssetId(w: BorshWriter, token: string): BorshWriter {
+  return token === NEAR_TOKEN_ID ? w.u8(0) : w.u8(1).string(token);
+}
+
+function writeFeeReceiver(w: BorshWriter, r: AmmCFeeReceiver): BorshWriter {
+  return r.kind === 'pool' ? w.u8(1) : w.u8(r.kind === 'account' ? 0 : 2).string(r.accountId ?? '');
 }
 
 /**

@@ -54,8 +54,12 @@ class Unreadable extends Error {
     super(reason);
   }
 }
-/** A pool or hop in an asset kind we do not index: the line is skipped. */
-class OtherAssetKind extends Error {}
+/** A pool or hop in an asset kind we do not index (`nep245`, `nep171`): the line is skipped. */
+class OtherAssetKind extends Error {
+  constructor(readonly assetKind: string) {
+    super(`${assetKind} asset`);
+  }
+}
 
 /** An event before its index is known, and the pool whose state it gives (pool_state, or an unreadable one). */
 interface Pending {
@@ -270,6 +274,18 @@ function liquidityChange(event: 'liquidity_added' | 'liquidity_removed', data: J
   return { action: added ? 'add' : 'remove', tokens, amounts, shares: shares === 0n ? null : shares };
 }
 
+/** What one `PoolView` in its JSON shape gives: the pool's state, the asset kind that keeps it out of our vocabulary
+ * (`nep245`, `nep171`), or why it cannot be read. For a bootstrap's views (bootstrap.ts), read as `pool_updated` is. */
+export function ammCPoolStateOfView(view: unknown): { state: AmmCPoolState } | { otherAssetKind: string } | { unreadable: string } {
+  try {
+    return { state: poolState(object(view, 'pool')) };
+  } catch (err) {
+    if (err instanceof OtherAssetKind) return { otherAssetKind: err.assetKind };
+    if (err instanceof Unreadable) return { unreadable: err.message };
+    throw err;
+  }
+}
+
 /**
  * A `PoolView` (externally tagged): `{Private: {assets, fees, fee_configuration, owner_id, locked}}`,
  * `{Public: {assets, fees, fee_configuration, total_shares}}`, `{Launch: {near_amount, launched_asset, fees,
@@ -351,7 +367,8 @@ function assetIdOf(value: unknown, what: string): string {
 /** The engine's asset ids as our token ids: `near` -> `near`, `nep141:x` -> `x`; NEP-245 and NEP-171 are skipped. */
 function tokenOf(assetId: string): string {
   if (assetId === 'near') return 'near';
-  if (OTHER_ASSET_KIND.test(assetId)) throw new OtherAssetKind();
+  const other = OTHER_ASSET_KIND.exec(assetId);
+  if (other !== null) throw new OtherAssetKind(`nep${other[1]!}`);
   const contract = assetId.startsWith('nep141:') ? assetId.slice('nep141:'.length) : '';
   if (!isValidAccountId(contract)) throw new Unreadable(`${assetId} is not an asset id`);
   return contract;

@@ -2,6 +2,7 @@
 // over one (the engine's `ExactOut` request), native NEAR traded as itself.
 import { endsOf, positive, type Dex, type Hop, type RoutingPool } from '../dex.ts';
 import { outputStorageSteps } from '../instructions.ts';
+import { ammCBootstrap } from './bootstrap.ts';
 import { decodeAmmC } from './decode.ts';
 import { AMM_C_DEX_ID, type AmmCPoolState } from './events.ts';
 import { ammCRegistrationCalls, ammCSwapCalls } from './instructions.ts';
@@ -32,6 +33,7 @@ export const ammC: Dex = {
   contract: (contracts) => contracts.AmmC,
   activity: 'trade',
   decode: decodeAmmC,
+  bootstrap: ammCBootstrap,
   routing: {
     maxHops: { exactIn: 3, exactOut: 1 },
     hasSlippage: true,
