@@ -13,11 +13,14 @@
 //   and the admin-fee line (`Exchange <id> got 0 shares, No referral fee, from ...`) when a fee is charged.
 // Inner balances are kept in memory only (the indexer does not read them). Simplifications: the admin fee is 0 (no
 // admin-fee share minting), swap volumes frozen in the pool value (as mainnet since 1.9.11), no swaps on stable
-// pools, no rated or degen pools.
+// pools, no rated or degen pools, no amp ramps.
+// Views (views.rs, in its answer shapes; what the bootstrap reads): get_number_of_pools, get_pools, get_pool,
+// get_stable_pool / get_rated_pool / get_degen_pool, get_pool_volumes, list_pool_volumes, list_rated_tokens.
 import { simpleGetAmountIn, simpleGetAmountOut } from '../dexes/amm-a/math.ts';
-import { computeD, MIN_RESERVE } from '../dexes/amm-a/stable-math.ts';
+import { computeD, MIN_RESERVE, poolAmpFactor } from '../dexes/amm-a/stable-math.ts';
 import { amountToCAmount, cAmountToAmount, encodePool, poolKey, type AmmAPoolState, type SimplePoolState, type StableLikePoolState } from '../dexes/amm-a/state.ts';
 import { Panic, type Receipt } from './chain.ts';
+import type { RpcViewAnswer } from './rpc.ts';
 import type { TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
@@ -139,6 +142,52 @@ export class AmmADevnet implements DevnetDex {
       skip_unwrap_near: true,
     });
     tokens.transferCall(trader, tokenIn, world.contracts.AmmA, amountIn, msg, (r) => this.instantSwap(world, r, trader, path, amountIn, minOut));
+  }
+
+  /** The exchange's views, answered from the pools now (the state after the devnet's latest block). */
+  view(world: World, contractId: string, method: string, args: Record<string, unknown>): RpcViewAnswer | undefined {
+    if (contractId !== world.contracts.AmmA) return undefined;
+    const pools = [...this.pools, ...this.stablePools].sort((a, b) => a.poolId - b.poolId);
+    // near-sdk's argument parsing and the contract's panics, as the node reports them.
+    const panic = (message: string): RpcViewAnswer => ({ vmError: `HostError(GuestPanic { panic_msg: ${JSON.stringify(message)} })` });
+    const badArgs = panic('Failed to deserialize input from JSON.');
+    const u64 = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+    const range = (): AmmAPoolState[] | null => (u64(args.from_index) && u64(args.limit) ? pools.slice(args.from_index, args.from_index + args.limit) : null);
+    const one = (): AmmAPoolState | RpcViewAnswer => (u64(args.pool_id) ? (pools[args.pool_id] ?? panic('E85: invalid pool id')) : badArgs);
+    const isPool = (p: AmmAPoolState | RpcViewAnswer): p is AmmAPoolState => 'poolId' in p;
+    switch (method) {
+      case 'get_number_of_pools':
+        return { value: pools.length };
+      case 'get_pools': {
+        const list = range();
+        return list === null ? badArgs : { value: list.map(poolInfo) };
+      }
+      case 'get_pool': {
+        const pool = one();
+        return isPool(pool) ? { value: poolInfo(pool) } : pool;
+      }
+      case 'get_stable_pool':
+      case 'get_rated_pool':
+      case 'get_degen_pool': {
+        const pool = one();
+        if (!isPool(pool)) return pool;
+        // Each view's From<Pool> is `unimplemented!()` for the other kinds.
+        if (pool.kind === 'simple' || method !== `get_${pool.kind}_pool`) return panic('not implemented');
+        return { value: stableLikeInfo(pool) };
+      }
+      case 'get_pool_volumes': {
+        const pool = one();
+        return isPool(pool) ? { value: volumesView(pool) } : pool;
+      }
+      case 'list_pool_volumes': {
+        const list = range();
+        return list === null ? badArgs : { value: list.map(volumesView) };
+      }
+      case 'list_rated_tokens':
+        return { value: {} }; // no rated tokens on the devnet
+      default:
+        return { vmError: 'MethodResolveError(MethodNotFound)' };
+    }
   }
 
   reserves(): Map<string, bigint[]> {
@@ -443,6 +492,48 @@ function invariants(old: bigint[], next: bigint[], amp: bigint, totalFee: number
     return c - ((ideal > c ? ideal - c : c - ideal) * feeBps) / 10_000n;
   });
   return { d0, d1, d2: invariant(charged, amp) };
+}
+
+/** views.rs `PoolInfo`: `amp` is the current factor (0 for a simple pool), amounts in raw units. */
+function poolInfo(pool: AmmAPoolState) {
+  const kind = { simple: 'SIMPLE_POOL', stable: 'STABLE_SWAP', rated: 'RATED_SWAP', degen: 'DEGEN_SWAP' }[pool.kind];
+  const amounts = pool.kind === 'simple' ? pool.amounts : rawAmounts(pool);
+  return {
+    pool_kind: kind,
+    token_account_ids: [...pool.tokens],
+    amounts: amounts.map(String),
+    total_fee: pool.totalFee,
+    shares_total_supply: pool.sharesTotalSupply.toString(),
+    amp: pool.kind === 'simple' ? 0 : Number(currentAmp(pool)),
+  };
+}
+
+/** views.rs `StablePoolInfo` (and `RatedPoolInfo` / `DegenPoolInfo`, which the devnet has none of). */
+function stableLikeInfo(pool: StableLikePoolState) {
+  return {
+    token_account_ids: [...pool.tokens],
+    decimals: [...pool.decimals],
+    amounts: rawAmounts(pool).map(String),
+    c_amounts: pool.cAmounts.map(String),
+    total_fee: pool.totalFee,
+    shares_total_supply: pool.sharesTotalSupply.toString(),
+    amp: Number(currentAmp(pool)),
+  };
+}
+
+/** `get_amounts`: the c-amounts in each token's decimals. */
+function rawAmounts(pool: StableLikePoolState): bigint[] {
+  return pool.cAmounts.map((c, i) => cAmountToAmount(c, pool.decimals[i]!, pool.targetDecimals));
+}
+
+/** `get_amp`: the devnet never ramps (stop time 0), so the factor is the target at any block time. */
+function currentAmp(pool: StableLikePoolState): bigint {
+  return poolAmpFactor(pool, null) ?? 0n;
+}
+
+/** `Vec<SwapVolumeU256View>`: the live figures under `sv`, which the devnet never writes, hence the frozen ones. */
+function volumesView(pool: AmmAPoolState) {
+  return pool.volumes.map((v) => ({ input: v.input.toString(), output: v.output.toString() }));
 }
 
 function sharesPrefix(poolId: number): string {

@@ -6,7 +6,7 @@ import { decodeAmmA } from './decode.ts';
 import { AMM_A_DEX_ID } from './events.ts';
 import { ammAHops, ratesFromPayload } from './hops.ts';
 import { ammASwapCalls } from './instructions.ts';
-import { ammABootstrap } from './snapshot.ts';
+import { ammABootstrap } from './bootstrap.ts';
 
 export const ammA: Dex = {
   id: AMM_A_DEX_ID,

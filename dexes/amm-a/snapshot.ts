@@ -1,5 +1,5 @@
-// AmmA pool snapshots -> pool states (`Dex.bootstrap`), for a start in mid-chain: a saved file, or the pages of its
-// `get_pools` view that the indexer asks an RPC node for. Pure: no I/O.
+// AmmA pool snapshot files -> pool states (`Dex.bootstrap.snapshot`, `dexlake pools import FILE`), for a start in
+// mid-chain from saved data; reading a node at one block is bootstrap.ts. Pure: no I/O.
 //
 // Accepted shapes (detected from the JSON itself):
 // - `get_pools`: the JSON result of `v2.ref-finance.near` `get_pools {from_index, limit}`, an array of
@@ -18,8 +18,7 @@
 // A malformed entry of a pool kind we do import (a non-integer amount, three tokens...) stops the import instead:
 // the file is not what it claims to be.
 import { parseU128 } from '../../near/units.ts';
-import { PoolsImportError, type BootstrapPools, type BootstrapState, type ChainAt, type DexBootstrap } from '../dex.ts';
-import { AMM_A_DEX_ID } from './events.ts';
+import { PoolsImportError, type BootstrapPools } from '../dex.ts';
 import type { SimplePoolState } from './state.ts';
 
 /** The part of the AmmA simple-pool state (state.ts) that a snapshot gives exactly. */
@@ -30,7 +29,6 @@ export type PoolsShape = 'get_pools' | 'get_pools answer' | 'ref-indexer';
 export interface ParsedPools extends BootstrapPools<ImportedPoolState> {
   shape: PoolsShape;
 }
-
 
 const SHAPES = 'the get_pools result of v2.ref-finance.near (an array, or its saved JSON-RPC answer) or Ref indexer pools ({"pools": [...]})';
 
@@ -47,45 +45,6 @@ export function parsePoolsJson(json: unknown): ParsedPools {
 }
 
 type Pools = Omit<ParsedPools, 'shape' | 'height'>;
-
-/** Pools per `get_pools` call: a modest page, as a view call runs under a gas limit. */
-export const PAGE_SIZE = 200;
-
-/**
- * AmmA's bootstrap: simple pools from a snapshot file, or from its views at one block: `get_number_of_pools`, then
- * `get_pools {from_index, limit}` page by page (ref-exchange views.rs).
- */
-export const ammABootstrap: DexBootstrap = {
-  snapshot: parsePoolsJson,
-  async read(at: ChainAt): Promise<BootstrapState> {
-    const contractId = at.contracts.AmmA;
-    const count = await at.view(contractId, 'get_number_of_pools');
-    if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) {
-      throw new PoolsImportError(`${contractId}.get_number_of_pools returned ${JSON.stringify(count)}, not a count`);
-    }
-    const pools: ImportedPoolState[] = [];
-    const skipped: Record<string, number> = {};
-    for (let from = 0; from < count; from += PAGE_SIZE) {
-      const page = await at.view(contractId, 'get_pools', { from_index: from, limit: PAGE_SIZE });
-      const expected = Math.min(PAGE_SIZE, count - from);
-      if (!Array.isArray(page) || page.length !== expected) {
-        const got = Array.isArray(page) ? `${page.length} pools` : JSON.stringify(page)?.slice(0, 80);
-        throw new PoolsImportError(`get_pools from ${from}: expected ${expected} pools at block ${at.height}, got ${got}`);
-      }
-      const parsed = parseGetPools(page, from);
-      pools.push(...parsed.pools);
-      for (const [kind, n] of Object.entries(parsed.skipped)) skipped[kind] = (skipped[kind] ?? 0) + n;
-    }
-    const events = pools.map((state) => ({ kind: 'pool_state' as const, dex: AMM_A_DEX_ID, contractId, poolId: state.poolId, state, source: 'rpc' as const }));
-    return { events, skipped };
-  },
-  skipReasons: {
-    STABLE_SWAP: 'no token decimals or amp schedule',
-    RATED_SWAP: 'no token decimals, amp schedule or rates',
-    DEGEN_SWAP: 'no token decimals, amp schedule or rates',
-    DCL: 'AmmDclA summaries without ticks',
-  },
-};
 
 /** A `get_pools {from_index, limit}` result: pool i of the array is pool `fromIndex + i`. */
 export function parseGetPools(result: unknown, fromIndex: number): Pools {
@@ -126,7 +85,8 @@ function reservesByToken(poolId: number, entry: Record<string, unknown>): unknow
   return tokens.map((t) => (t === asset ? entry.asset_amount : entry.fiat_amount));
 }
 
-function simplePool(poolId: number, tokens: unknown, amounts: unknown, totalFee: unknown, shares: unknown): ImportedPoolState {
+/** A simple pool's fields as `PoolInfo` gives them, checked; PoolsImportError naming the pool otherwise. */
+export function simplePool(poolId: number, tokens: unknown, amounts: unknown, totalFee: unknown, shares: unknown): ImportedPoolState {
   const bad = (what: string) => new PoolsImportError(`pool ${poolId} (SIMPLE_POOL): ${what}`);
   if (!Array.isArray(tokens) || tokens.length !== 2 || !tokens.every((t) => typeof t === 'string' && t !== '')) {
     throw bad(`token_account_ids ${JSON.stringify(tokens)} are not two account ids`);
