@@ -120,7 +120,8 @@ export class Chain {
   height: number;
   timestampMs: number;
   private readonly seed: string;
-  private readonly blockMs: number;
+  /** Simulated time between blocks, ms (a view answers at the last sealed block: `timestampMs - blockMs`). */
+  readonly blockMs: number;
   private prevHash: string;
   private counter = 0;
   private nonce = 0;

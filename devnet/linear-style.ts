@@ -5,7 +5,8 @@
 // `Contract total staked balance is <N>. Total number of shares <S>`. Each model's file gives its standard, event
 // order, key order, math and storage.
 // Rewards: the operator's `epoch_update_rewards {validator_id}` raises N and logs the `epoch_update_rewards` event
-// (one receipt here, instead of the validator call and its callback).
+// (one receipt here, instead of the validator call and its callback). Its view `get_summary` gives the totals now
+// (what `dexlake bootstrap` reads).
 // Simplifications: no unstaking (delayed on both: no trade), no reward fees for beneficiaries; `STATE` holds only
 // the leading fields the decoder reads; the tokens are deployed with near-contract-standards' `new {owner_id,
 // total_supply, metadata}`, its 10 NEAR seed (LiNEAR's init stakes 10 NEAR of its own) minted to the contract.
@@ -13,6 +14,7 @@ import { BorshWriter } from '../near/borsh.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
 import { stakeRateState, type StakeRateState } from '../dexes/stake/rate.ts';
 import { Panic, type Receipt } from './chain.ts';
+import type { RpcViewAnswer } from './rpc.ts';
 import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward } from './stake.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
@@ -84,6 +86,29 @@ export abstract class LinearStyleDevnet implements DevnetDex {
   reserves(): Map<string, bigint[]> {
     const amounts = this.options.writesState ? this.totals : this.logged;
     return amounts === null || this.contractId === '' ? new Map() : new Map([[this.contractId, [...amounts]]]);
+  }
+
+  /**
+   * `get_summary {}` in the `Summary` shape both contracts' sources give (dexes/stake-b/README.md "Bootstrap"): the
+   * two totals and `ft_price` = floor(N·10^24 / S) as U128 strings; the model settles no epochs, so its settlement
+   * figures are 0, and its one validator is `validators_num`.
+   */
+  view(_world: World, contractId: string, method: string): RpcViewAnswer | undefined {
+    if (contractId !== this.contractId || method !== 'get_summary') return undefined;
+    const [staked, shares] = this.totals;
+    return {
+      value: {
+        total_share_amount: shares.toString(),
+        total_staked_near_amount: staked.toString(),
+        ft_price: ((staked * NEAR) / shares).toString(),
+        validators_num: 1,
+        stake_amount_to_settle: '0',
+        unstake_amount_to_settle: '0',
+        validators_total_base_stake_amount: '0',
+        epoch_requested_stake_amount: '0',
+        epoch_requested_unstake_amount: '0',
+      },
+    };
   }
 
   /** The rate now: [N, S] as a stake pool state. */

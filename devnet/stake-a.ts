@@ -9,7 +9,8 @@
 //   logs `st_near owned:..`, `get_discount_basis_points ..`, the cuts line, `nslp_account.add_st_near ..`,
 //   `@<acct> liquid-unstaked ..` and `{"event":"LIQ.U",..}`. Like mainnet it logs no NEP-141 event: an indexer that
 //   sums NEP-141 events cannot follow stNEAR balances across liquid unstakes.
-// - every state change writes `STATE`, whose leading fields give the rate [total_for_staking, total_stake_shares].
+// - every state change writes `STATE`, whose leading fields give the rate [total_for_staking, total_stake_shares];
+// - views (`dexlake bootstrap` over the devnet's JSON-RPC): `get_contract_state`, `ft_metadata`.
 // The stNEAR ledger is the contract's own accounts map, kept here (not in Tokens: it is not a NEP-141 event ledger,
 // see above). Simplifications: `STATE` holds only the fields the decoder reads (down to the NSLP fee curve), with one
 // staking pool in its list; no staking-pool calls (total_actually_staked moves with rewards only); rewards are one
@@ -20,6 +21,7 @@ import { NEAR_TOKEN_ID } from '../near/token-id.ts';
 import { META_POOL_STORAGE_COST, metaPoolDiscountBps, type MetaPoolLiquidityParams } from '../dexes/stake-a/math.ts';
 import { mulDivFloor } from '../dexes/stake/rate.ts';
 import { Panic, type Receipt } from './chain.ts';
+import type { RpcViewAnswer } from './rpc.ts';
 import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward, initMetadata } from './stake.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
@@ -117,6 +119,59 @@ export class StakeADevnet implements DevnetDex {
   /** NEAR the liquidity pool can pay out now. */
   nslpAvailable(): bigint {
     return this.accounts.get(NSLP_ACCOUNT)?.available ?? 0n;
+  }
+
+  /**
+   * The views `dexlake bootstrap` reads, in the contract's answer shapes (dexes/stake-a/README.md "Bootstrap"):
+   * `get_contract_state` (`GetContractStateResult`: U128 figures as strings, u16 basis points and counts as numbers;
+   * what the model does not keep, such as delayed unstakes, META rewards and epochs, is 0) and `ft_metadata` (the
+   * metadata the devnet's init gave).
+   */
+  view(world: World, contractId: string, method: string): RpcViewAnswer | undefined {
+    if (contractId !== this.contractId) return undefined;
+    if (method === 'ft_metadata') return { value: initMetadata(STAKED_TOKEN_METADATA.StakeA) };
+    if (method !== 'get_contract_state') return undefined;
+    const st = this.state;
+    const nslp = this.accounts.get(NSLP_ACCOUNT) ?? emptyAccount();
+    const nslpValue = nslp.available + amountFromShares(nslp.stakeShares, st.totalForStaking, st.totalStakeShares);
+    const u128 = (v: bigint) => v.toString();
+    return {
+      value: {
+        env_epoch_height: '0',
+        contract_account_balance: u128(st.contractAccountBalance),
+        total_available: u128(this.totalAvailable()),
+        total_for_staking: u128(st.totalForStaking),
+        total_actually_staked: u128(st.totalActuallyStaked),
+        epoch_stake_orders: u128(st.epochStakeOrders),
+        epoch_unstake_orders: '0',
+        total_unstaked_and_waiting: '0',
+        total_stake_shares: u128(st.totalStakeShares),
+        st_near_price: u128(amountFromShares(NEAR, st.totalForStaking, st.totalStakeShares)),
+        total_unstake_claims: '0',
+        retrieved_for_unstake_claims: '0',
+        reserve_for_unstake_claims: '0',
+        total_meta: '0',
+        accumulated_staked_rewards: '0',
+        nslp_liquidity: u128(nslp.available),
+        nslp_target: u128(META_POOL_NSLP.liquidityTarget),
+        nslp_stnear_balance: u128(nslp.stakeShares),
+        nslp_share_price: u128(amountFromShares(NEAR, nslpValue, nslp.nslpShares)),
+        nslp_total_shares: u128(nslp.nslpShares),
+        nslp_current_discount_basis_points: metaPoolDiscountBps({ nslpAvailable: nslp.available, ...META_POOL_NSLP }, 10n * NEAR),
+        nslp_min_discount_basis_points: META_POOL_NSLP.minDiscountBps,
+        nslp_max_discount_basis_points: META_POOL_NSLP.maxDiscountBps,
+        accounts_count: String(this.accounts.size),
+        staking_pools_count: 1,
+        min_deposit_amount: u128(META_POOL_MIN_DEPOSIT),
+        est_meta_rewards_stakers: '0',
+        est_meta_rewards_lp: '0',
+        est_meta_rewards_lu: '0',
+        max_meta_rewards_stakers: '0',
+        max_meta_rewards_lp: '0',
+        max_meta_rewards_lu: '0',
+        unstaked_for_rebalance: '0',
+      },
+    };
   }
 
   /** `deposit_and_stake {}` with `deposit` attached, signed by `account`. */

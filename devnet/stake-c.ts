@@ -9,13 +9,17 @@
 //   assets as reward` lines), streamed into the locked amount at `reward_per_sec` from then on, so the rate drifts up
 //   with time.
 // The rate is in no log and in no known storage layout: the decoder takes the last stake of a block as the rate, so
-// reserves() is that stake's [RHEA in, xRHEA minted]. Not known (xRHEA's source is not public): its reward msg (written `{"Reward":{}}` here) and whether it adds
-// the xREF stake line (not written: the README asks for the `ft_mint` event). Unstaking is not modelled (its exit
+// reserves() is that stake's [RHEA in, xRHEA minted]. Views (`dexlake bootstrap`): `contract_metadata`,
+// `ft_total_supply`, `get_virtual_price`, as xREF computes them. Not known (xRHEA's source is not public): its
+// reward msg (written `{"Reward":{}}` here) and whether it adds the xREF stake line (not written: the README asks
+// for the `ft_mint` event). Unstaking is not modelled (its exit
 // fee rule is not public). The xRHEA supply starts at 1 xRHEA minted to the contract, backed by 1 RHEA the treasury
 // sends it (xREF divides by the supply, so it cannot start empty).
 import { xrheaStake } from '../dexes/stake-c/math.ts';
 import { stakeRateState } from '../dexes/stake/rate.ts';
+import { XRHEA_PRICE_SCALE } from '../dexes/stake-c/bootstrap.ts';
 import { Panic, type Receipt } from './chain.ts';
+import type { RpcViewAnswer } from './rpc.ts';
 import { RHEA_METADATA, STAKED_TOKEN_METADATA, TGAS } from './stake.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
@@ -76,6 +80,30 @@ export class StakeCDevnet implements DevnetDex {
 
   private lastStake: bigint[] | undefined;
 
+  /**
+   * The views `dexlake bootstrap` reads (dexes/stake-c/README.md "Bootstrap"), at the last sealed block's time, with
+   * xREF's formulas (xRHEA's source is not public): `contract_metadata` with the fields a RHEA adapter reads from
+   * xRHEA (the `cur_` ones with the reward due now), `ft_total_supply`, `get_virtual_price` = (locked + reward
+   * due)·10^8 / supply (10^8 without supply).
+   */
+  view(world: World, contractId: string, method: string): RpcViewAnswer | undefined {
+    if (contractId !== world.contracts.StakeC) return undefined;
+    const due = this.rewardDue(BigInt(Math.floor((world.chain.timestampMs - world.chain.blockMs) / 1000)));
+    if (method === 'ft_total_supply') return { value: this.supply.toString() };
+    if (method === 'get_virtual_price') return { value: (this.supply === 0n ? XRHEA_PRICE_SCALE : ((this.locked + due) * XRHEA_PRICE_SCALE) / this.supply).toString() };
+    if (method !== 'contract_metadata') return undefined;
+    return {
+      value: {
+        locked_token_id: world.contracts.StakeCUnderlying,
+        locked_token_amount: this.locked.toString(),
+        cur_locked_token_amount: (this.locked + due).toString(),
+        reward_per_sec: this.rewardPerSec.toString(),
+        undistributed_reward_amount: this.undistributed.toString(),
+        cur_undistributed_reward_amount: (this.undistributed - due).toString(),
+      },
+    };
+  }
+
   reserves(): Map<string, bigint[]> {
     return this.lastStake === undefined ? new Map() : new Map([[this.xRheaId, [...this.lastStake]]]);
   }
@@ -113,13 +141,18 @@ export class StakeCDevnet implements DevnetDex {
     }, 100n * TGAS);
   }
 
-  /** xREF `distribute_reward`: min(reward_per_sec·Δs, undistributed) moves into the locked amount. */
+  /** xREF `distribute_reward`: the reward due moves into the locked amount. */
   private distributeReward(world: World): void {
     const now = nowSec(world);
-    const reward = minBig(this.rewardPerSec * (now - this.prevDistributionSec), this.undistributed);
+    const reward = this.rewardDue(now);
     this.undistributed -= reward;
     this.locked += reward;
     this.prevDistributionSec = now;
+  }
+
+  /** xREF `try_distribute_reward`: min(reward_per_sec·Δs, undistributed) at `now` (s). */
+  private rewardDue(now: bigint): bigint {
+    return now > this.prevDistributionSec ? minBig(this.rewardPerSec * (now - this.prevDistributionSec), this.undistributed) : 0n;
   }
 
   private snapshot(r: Receipt): void {

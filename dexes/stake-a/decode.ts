@@ -242,7 +242,8 @@ export function decodeStakeA(block: Block, contracts: DexContracts): Array<DexEv
   return sink.events;
 }
 
-function feeCurveFields(curve: MetaPoolFeeCurve): Partial<MetaPoolState> {
+/** The curve as the pool state's fields. */
+export function feeCurveFields(curve: MetaPoolFeeCurve): Partial<MetaPoolState> {
   return { nslpLiquidityTarget: curve.liquidityTarget, nslpMinDiscountBps: curve.minDiscountBps, nslpMaxDiscountBps: curve.maxDiscountBps };
 }
 

@@ -1,8 +1,10 @@
 // StakeA: Meta Pool (`meta-pool.near`): NEAR -> stNEAR at the rate of its STATE (a new account's storage comes out
 // of the deposit), and back by the liquid unstake, whose fee follows the liquidity pool's NEAR: a ledger of its
-// own, folded from the `nslp` events (the latest figure plus the moves after it).
+// own, folded from the `nslp` events (the latest figure plus the moves after it). Bootstrapped from
+// `get_contract_state`, which gives the rate, the fee curve and the pool's NEAR exactly.
 import { endsOf, positive, type Dex, type Hop, type HopContext, type RoutingPool } from '../dex.ts';
 import { stakeHop, stakeStateOf } from '../stake/hops.ts';
+import { stakeABootstrap } from './bootstrap.ts';
 import type { StakeRateState } from '../stake/rate.ts';
 import { decodeStakeA } from './decode.ts';
 import { depositAndStakeCalls, liquidUnstakeCalls } from './instructions.ts';
@@ -47,6 +49,7 @@ export const stakeA: Dex = {
   activity: 'stake',
   decode: decodeStakeA,
   ledger: { eventKind: 'nslp', read: 'figureAndDeltas', figure: 'available', delta: 'delta', parse: (total) => total },
+  bootstrap: stakeABootstrap,
   routing: {
     maxHops: { exactIn: 1, exactOut: 1 },
     hasSlippage: true,

@@ -1,8 +1,9 @@
 // StakeC: xRHEA (`xtoken.rhealab.near`): RHEA -> xRHEA by `ft_transfer_call` with the stake msg; the unstake is not
-// instant, so only the stake is routed.
+// instant, so only the stake is routed. Bootstrapped from its views, approximately (its source is not public).
 import { endsOf, type Dex } from '../dex.ts';
 import { outputStorageSteps } from '../instructions.ts';
 import { stakeOnlyHops } from '../stake/hops.ts';
+import { stakeCBootstrap } from './bootstrap.ts';
 import { decodeStakeC } from './decode.ts';
 import { xrheaStakeCalls } from './instructions.ts';
 import { xrheaStakeIn, xrheaStakeOut } from './math.ts';
@@ -12,6 +13,7 @@ export const stakeC: Dex = {
   contract: (contracts) => contracts.StakeC,
   activity: 'stake',
   decode: decodeStakeC,
+  bootstrap: stakeCBootstrap,
   routing: {
     maxHops: { exactIn: 1, exactOut: 1 },
     hasSlippage: true,

@@ -1,6 +1,7 @@
 // StakeD: rNEAR (`lst.rhealab.near`), a LiNEAR-style contract: NEAR -> rNEAR at the rate of its totals log line;
-// unstaking is delayed, so only the stake is routed.
+// unstaking is delayed, so only the stake is routed. Bootstrapped from `get_summary`, the contract's totals now.
 import { endsOf, type Dex } from '../dex.ts';
+import { readSummaryRate } from '../stake/bootstrap.ts';
 import { stakeOnlyHops } from '../stake/hops.ts';
 import { depositAndStakeCalls } from '../stake/instructions.ts';
 import { decodeStakeD } from './decode.ts';
@@ -11,6 +12,7 @@ export const stakeD: Dex = {
   contract: (contracts) => contracts.StakeD,
   activity: 'stake',
   decode: decodeStakeD,
+  bootstrap: { read: (at) => readSummaryRate(at, 'StakeD', at.contracts.StakeD) },
   routing: {
     maxHops: { exactIn: 1, exactOut: 1 },
     hasSlippage: true,

@@ -30,7 +30,11 @@ async function poolRows(db: Db, dex: string): Promise<unknown[]> {
 }
 
 /** Indexes the devnet `seed` to `n` twice, once through a bootstrap of `dex` at `h`; see the file's header. */
-export async function bootstrapEquality(dex: string, options: { seed?: string; h: number; n: number; viewStateLimitBytes?: number }): Promise<BootstrapEquality> {
+export async function bootstrapEquality(
+  dex: string,
+  /** `amounts`: the `amount_in`s asked of every pair (default 1000 and 10^18; a DEX with a minimum fee needs more). */
+  options: { seed?: string; h: number; n: number; viewStateLimitBytes?: number; amounts?: readonly string[] },
+): Promise<BootstrapEquality> {
   const seed = options.seed ?? 'dexlake';
   const { h, n } = options;
   const indexedDb = await createMigratedDb();
@@ -43,7 +47,8 @@ export async function bootstrapEquality(dex: string, options: { seed?: string; h
   } finally {
     await node.close();
   }
-  await ingest({ db: bootstrappedDb, source: devnetSource({ seed, speed: 0 }), from: h + 1, to: n, signal: never });
+  // n = h compares the bootstrap with the index at H itself.
+  if (n > h) await ingest({ db: bootstrappedDb, source: devnetSource({ seed, speed: 0 }), from: h + 1, to: n, signal: never });
 
   const indexed = await poolRows(indexedDb, dex);
   const bootstrapped = await poolRows(bootstrappedDb, dex);
@@ -52,7 +57,7 @@ export async function bootstrapEquality(dex: string, options: { seed?: string; h
   for (const a of tokens) {
     for (const b of tokens) {
       if (a === b) continue;
-      for (const amount of ['1000', '1000000000000000000']) {
+      for (const amount of options.amounts ?? ['1000', '1000000000000000000']) {
         queries.push(new URLSearchParams({ token_in: a, token_out: b, amount_in: amount, max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.01', dexes: dex }).toString());
       }
     }
