@@ -149,11 +149,16 @@ async function readViews(at: ChainAt, contractId: string, count: number): Promis
     for (const [i, entry] of page.value.entries()) {
       const poolId = from + i;
       if (!isRecord(entry) || typeof entry.pool_kind !== 'string') throw page.fail(`pool ${poolId}: no pool_kind`);
+      const spec = Object.hasOwn(STABLE_LIKE, entry.pool_kind) ? STABLE_LIKE[entry.pool_kind]! : null;
+      if (entry.pool_kind !== 'SIMPLE_POOL' && spec === null) {
+        skipped[entry.pool_kind] = (skipped[entry.pool_kind] ?? 0) + 1;
+        continue;
+      }
       const tokens = entry.token_account_ids;
       const poolVolumes = volumesOf(volumes.value[i], Array.isArray(tokens) ? tokens.length : -1);
       if (poolVolumes === null) throw volumes.fail(`pool ${poolId}: ${JSON.stringify(volumes.value[i])?.slice(0, 120)} is not one {input, output} of decimal strings per token`);
       let state: AmmAPoolState;
-      if (entry.pool_kind === 'SIMPLE_POOL') {
+      if (spec === null) {
         let given;
         try {
           given = simplePool(poolId, tokens, entry.amounts, entry.total_fee, entry.shares_total_supply);
@@ -162,17 +167,13 @@ async function readViews(at: ChainAt, contractId: string, count: number): Promis
           throw error;
         }
         state = simpleState(given, poolVolumes);
-      } else if (entry.pool_kind in STABLE_LIKE) {
-        const spec = STABLE_LIKE[entry.pool_kind]!;
+      } else {
         const detail = await view(spec.view, { pool_id: poolId });
         const problem = stableLikeProblem(detail.value, tokens);
         if (problem !== null) throw detail.fail(`pool ${poolId}: ${problem}`);
         state = stableLikeState(poolId, spec.kind, spec.targetDecimals, detail.value as StableLikeInfo, poolVolumes);
         const wrong = state.amounts.findIndex((a, k) => a !== BigInt((detail.value as StableLikeInfo).amounts[k]!));
         if (wrong >= 0) throw detail.fail(`pool ${poolId}: amounts[${wrong}] is not c_amounts[${wrong}] at ${state.decimals[wrong]} decimals`);
-      } else {
-        skipped[entry.pool_kind] = (skipped[entry.pool_kind] ?? 0) + 1;
-        continue;
       }
       events.push({ kind: 'pool_state', dex: AMM_A_DEX_ID, contractId, poolId, state, source: 'rpc' });
     }

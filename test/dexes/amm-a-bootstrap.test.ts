@@ -302,6 +302,9 @@ const ratedTokens = {
   'linear-protocol.near': { rate_type: 'LINEAR', rate_price: '1250000000000000000000000', last_update_ts: '1749000000000000000', is_valid: false, extra_info: null },
 };
 
+/** A kind no version of the contract has, of a shape none has (three tokens, two volumes): counted, not read. */
+const futureInfo = { pool_kind: 'FUTURE_POOL', token_account_ids: ['a.near', 'b.near', 'c.near'], amounts: ['1', '2', '3'], total_fee: 30, shares_total_supply: '1', amp: 0 };
+
 /** Ref's views over five pools: simple, stable, rated, degen, and a kind no version of the contract has. */
 function refViews(over: Record<string, unknown> = {}) {
   return (method: string, args: Record<string, unknown>): RpcViewAnswer | undefined => {
@@ -311,7 +314,7 @@ function refViews(over: Record<string, unknown> = {}) {
       case 'get_number_of_pools':
         return { value: 5 };
       case 'get_pools':
-        return { value: [simpleInfo, poolInfoOf('STABLE_SWAP', stableInfo), poolInfoOf('RATED_SWAP', ratedInfo), poolInfoOf('DEGEN_SWAP', degenInfo), { ...simpleInfo, pool_kind: 'FUTURE_POOL' }] };
+        return { value: [simpleInfo, poolInfoOf('STABLE_SWAP', stableInfo), poolInfoOf('RATED_SWAP', ratedInfo), poolInfoOf('DEGEN_SWAP', degenInfo), futureInfo] };
       case 'list_pool_volumes':
         return {
           value: [
