@@ -118,7 +118,7 @@ export function decodeLaunch(block: Block, contracts: DexContracts): LaunchEvent
 }
 
 /** The token of a curve record's key `0x00 ‖ u32le(len) ‖ utf8(token_id)`; null for any other key. */
-function curveOfKey(keyBase64: string | undefined): string | null {
+export function curveOfKey(keyBase64: string | undefined): string | null {
   // Byte 0x00 makes the first base64 character "A": most keys of the contract stop here.
   if (keyBase64 === undefined || keyBase64.charCodeAt(0) !== 0x41) return null;
   const key = BorshReader.fromBase64(keyBase64);
@@ -134,7 +134,7 @@ function curveOfKey(keyBase64: string | undefined): string | null {
 
 /** The curve record `{token_hold: u128, wnear_hold: u128, is_deployed: bool, is_tradable: bool}`, exactly; throws a
  * BorshError naming what does not decode (a short value, a bool that is not 0 or 1, leftover bytes). */
-function decodeCurveRecord(token: string, wrap: string, valueBase64: string): LaunchPoolState {
+export function decodeCurveRecord(token: string, wrap: string, valueBase64: string): LaunchPoolState {
   const r = BorshReader.fromBase64(valueBase64);
   const holds: [bigint, bigint] = [r.u128(), r.u128()];
   const isDeployed = r.bool();

@@ -2,6 +2,7 @@
 // curve, one call, exact in and out, until it graduates (math.ts refuses a curve that is not tradable).
 import { endsOf, positive, type Dex, type Fraction, type Hop, type RoutingPool } from '../dex.ts';
 import { outputStorageSteps } from '../instructions.ts';
+import { launchBootstrap } from './bootstrap.ts';
 import { decodeLaunch } from './decode.ts';
 import { LAUNCH_DEX_ID, type LaunchPoolState } from './events.ts';
 import { launchCalls } from './instructions.ts';
@@ -34,6 +35,7 @@ export const launch: Dex = {
   contract: (contracts) => contracts.Launch,
   activity: 'trade',
   decode: decodeLaunch,
+  bootstrap: launchBootstrap,
   routing: {
     maxHops: { exactIn: 1, exactOut: 1 },
     tradesWnear: true,
