@@ -17,7 +17,7 @@
 // Views (views.rs, in its answer shapes; what the bootstrap reads): get_number_of_pools, get_pools, get_pool,
 // get_stable_pool / get_rated_pool / get_degen_pool, get_pool_volumes, list_pool_volumes, list_rated_tokens.
 import { simpleGetAmountIn, simpleGetAmountOut } from '../dexes/amm-a/math.ts';
-import { computeD, MIN_RESERVE, poolAmpFactor } from '../dexes/amm-a/stable-math.ts';
+import { ampFactorAt, computeD, MIN_RESERVE } from '../dexes/amm-a/stable-math.ts';
 import { amountToCAmount, cAmountToAmount, encodePool, poolKey, type AmmAPoolState, type SimplePoolState, type StableLikePoolState } from '../dexes/amm-a/state.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
@@ -160,11 +160,11 @@ export class AmmADevnet implements DevnetDex {
         return { value: pools.length };
       case 'get_pools': {
         const list = range();
-        return list === null ? badArgs : { value: list.map(poolInfo) };
+        return list === null ? badArgs : { value: list.map((p) => poolInfo(world, p)) };
       }
       case 'get_pool': {
         const pool = one();
-        return isPool(pool) ? { value: poolInfo(pool) } : pool;
+        return isPool(pool) ? { value: poolInfo(world, pool) } : pool;
       }
       case 'get_stable_pool':
       case 'get_rated_pool':
@@ -173,7 +173,7 @@ export class AmmADevnet implements DevnetDex {
         if (!isPool(pool)) return pool;
         // Each view's From<Pool> is `unimplemented!()` for the other kinds.
         if (pool.kind === 'simple' || method !== `get_${pool.kind}_pool`) return panic('not implemented');
-        return { value: stableLikeInfo(pool) };
+        return { value: stableLikeInfo(world, pool) };
       }
       case 'get_pool_volumes': {
         const pool = one();
@@ -495,7 +495,7 @@ function invariants(old: bigint[], next: bigint[], amp: bigint, totalFee: number
 }
 
 /** views.rs `PoolInfo`: `amp` is the current factor (0 for a simple pool), amounts in raw units. */
-function poolInfo(pool: AmmAPoolState) {
+function poolInfo(world: World, pool: AmmAPoolState) {
   const kind = { simple: 'SIMPLE_POOL', stable: 'STABLE_SWAP', rated: 'RATED_SWAP', degen: 'DEGEN_SWAP' }[pool.kind];
   const amounts = pool.kind === 'simple' ? pool.amounts : rawAmounts(pool);
   return {
@@ -504,12 +504,12 @@ function poolInfo(pool: AmmAPoolState) {
     amounts: amounts.map(String),
     total_fee: pool.totalFee,
     shares_total_supply: pool.sharesTotalSupply.toString(),
-    amp: pool.kind === 'simple' ? 0 : Number(currentAmp(pool)),
+    amp: pool.kind === 'simple' ? 0 : Number(currentAmp(world, pool)),
   };
 }
 
 /** views.rs `StablePoolInfo` (and `RatedPoolInfo` / `DegenPoolInfo`, which the devnet has none of). */
-function stableLikeInfo(pool: StableLikePoolState) {
+function stableLikeInfo(world: World, pool: StableLikePoolState) {
   return {
     token_account_ids: [...pool.tokens],
     decimals: [...pool.decimals],
@@ -517,7 +517,7 @@ function stableLikeInfo(pool: StableLikePoolState) {
     c_amounts: pool.cAmounts.map(String),
     total_fee: pool.totalFee,
     shares_total_supply: pool.sharesTotalSupply.toString(),
-    amp: Number(currentAmp(pool)),
+    amp: Number(currentAmp(world, pool)),
   };
 }
 
@@ -526,9 +526,10 @@ function rawAmounts(pool: StableLikePoolState): bigint[] {
   return pool.cAmounts.map((c, i) => cAmountToAmount(c, pool.decimals[i]!, pool.targetDecimals));
 }
 
-/** `get_amp`: the devnet never ramps (stop time 0), so the factor is the target at any block time. */
-function currentAmp(pool: StableLikePoolState): bigint {
-  return poolAmpFactor(pool, null) ?? 0n;
+/** `get_amp`: the factor at the view's block (the last sealed one); 0 where the contract's compute fails. */
+function currentAmp(world: World, pool: StableLikePoolState): bigint {
+  const nowNs = BigInt(world.chain.timestampMs - world.chain.blockMs) * 1_000_000n;
+  return ampFactorAt(pool.initAmpFactor, pool.targetAmpFactor, pool.initAmpTime, pool.stopAmpTime, nowNs) ?? 0n;
 }
 
 /** `Vec<SwapVolumeU256View>`: the live figures under `sv`, which the devnet never writes, hence the frozen ones. */
