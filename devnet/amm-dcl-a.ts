@@ -31,10 +31,12 @@
 // `new` is 5000 bps, 50%, and the owner sets the live rate); a swap is played only when each hop uses
 // its whole input (no leftover to refund) and completes.
 import { DCL_POINT_DELTA } from '../dexes/amm-dcl-a/events.ts';
+import { LEFT_MOST_POINT, RIGHT_MOST_POINT } from '../dexes/amm-dcl-a/range-math.ts';
 import { DclMathError, swapExactIn, type DclSwapResult } from '../dexes/amm-dcl-a/math.ts';
 import { getAmountX, getAmountY, getSqrtPrice, mulDivCeil, mulDivFloor, POW96 } from '../dexes/amm-dcl-a/range-math.ts';
 import { addLiquidity, newDclPoolState, poolReserves, removeLiquidity, type DclPoolState } from '../dexes/amm-dcl-a/state.ts';
 import { Panic, type Receipt } from './chain.ts';
+import type { RpcViewAnswer } from './rpc.ts';
 import { ONE_YOCTO } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
@@ -165,6 +167,77 @@ export class AmmDclADevnet implements DevnetDex {
     const state = this.pools.get(poolId);
     if (state === undefined) throw new Error(`devnet AmmDclA: no pool ${poolId}`);
     return state;
+  }
+
+  /**
+   * The contract's views that a bootstrap reads (dexes/amm-dcl-a/bootstrap.ts), answered from the state now in their
+   * JSON shapes: `list_pools {from_index, limit}` and `get_pool {pool_id}` (`Pool`), `get_liquidity_range` and
+   * `get_pointorder_range {pool_id, left_point, right_point}` (see `dclLiquidityRange`). Panics as the VM reports them.
+   */
+  view(world: World, contractId: string, method: string, args: Record<string, unknown>): RpcViewAnswer | undefined {
+    if (contractId !== world.contracts.AmmDclA) return undefined;
+    const panic = (message: string): RpcViewAnswer => ({ vmError: `HostError(GuestPanic { panic_msg: ${JSON.stringify(message)} })` });
+    const badArgs = panic('Failed to deserialize input from JSON.');
+    switch (method) {
+      case 'list_pools': {
+        const { from_index: from = 0, limit } = args;
+        if (!isU64(from) || (limit !== undefined && !isU64(limit))) return badArgs;
+        const all = [...this.pools.values()];
+        return { value: all.slice(from, limit === undefined ? undefined : from + limit).map((s) => this.poolView(s)) };
+      }
+      case 'get_pool': {
+        if (typeof args.pool_id !== 'string') return badArgs;
+        const state = this.pools.get(args.pool_id);
+        return { value: state === undefined ? null : this.poolView(state) };
+      }
+      case 'get_liquidity_range':
+      case 'get_pointorder_range': {
+        const { pool_id: poolId, left_point: left, right_point: right } = args;
+        if (typeof poolId !== 'string' || !isI32(left) || !isI32(right)) return badArgs;
+        if (left > right || left < LEFT_MOST_POINT || right > RIGHT_MOST_POINT) return panic('E202: illegal point');
+        const state = this.pools.get(poolId);
+        if (state === undefined) return panic('E403: pool not exist');
+        if (method === 'get_pointorder_range') return { value: dclPointOrderRange(state, left, right) };
+        try {
+          return { value: dclLiquidityRange(state, left, right) };
+        } catch (err) {
+          if (err instanceof Panic) return panic(err.message);
+          throw err;
+        }
+      }
+      default:
+        return { vmError: 'MethodResolveError(MethodNotFound)' };
+    }
+  }
+
+  /** A pool as the contract's `Pool` serializes (its sqrt price, fee scales, points and bitmap are not in it). What
+   * this model does not keep (fees charged, volumes, the per-point cap) answers "0". */
+  private poolView(state: DclPoolState): Record<string, unknown> {
+    const positions = [...this.positions.values()].filter((p) => p.poolId === state.poolId);
+    const [tokenX, tokenY] = state.tokens;
+    return {
+      pool_id: state.poolId,
+      token_x: tokenX,
+      token_y: tokenY,
+      fee: state.totalFee,
+      point_delta: state.pointDelta,
+      current_point: state.currentPoint,
+      liquidity: String(state.liquidity),
+      liquidity_x: String(state.liquidityX),
+      max_liquidity_per_point: '0',
+      total_fee_x_charged: '0',
+      total_fee_y_charged: '0',
+      volume_x_in: '0',
+      volume_y_in: '0',
+      volume_x_out: '0',
+      volume_y_out: '0',
+      total_liquidity: String(positions.reduce((sum, p) => sum + p.liquidity, 0n)),
+      total_order_x: String(state.orders.reduce((sum, o) => sum + o.sellingX, 0n)),
+      total_order_y: String(state.orders.reduce((sum, o) => sum + o.sellingY, 0n)),
+      total_x: String(state.amounts[0]),
+      total_y: String(state.amounts[1]),
+      state: 'Running',
+    };
   }
 
   /** `account`'s inner balance of `token` at the contract. */
@@ -523,6 +596,128 @@ export class AmmDclADevnet implements DevnetDex {
     else if (side === 1) [left, right] = [alignDown(cp, delta) - width, alignDown(cp, delta)]; // all Y, below it
     this.addPosition(world, trader, state.poolId, left, right, budgetOf(state));
   }
+}
+
+// ---- the contract's range views (pure) ----
+
+interface RangeInfo {
+  left_point: number;
+  right_point: number;
+  amount_l: string;
+}
+
+/**
+ * `get_liquidity_range` as the public copy of the contract's source computes it: stretches of constant liquidity
+ * over [left, right], cut at every endpoint and at the current point, keyed by their left point. Right of the
+ * current point it starts from the pool's liquidity and adds the deltas of the endpoints it walks past up to `left`
+ * (not `left`'s own), left of it likewise downwards from the liquidity just left of the current point: so a window
+ * that does not hold the current point and starts at an endpoint is off by that endpoint's delta, and panics when
+ * that takes its u128 below 0.
+ */
+export function dclLiquidityRange(state: DclPoolState, left: number, right: number): Record<string, RangeInfo> {
+  const out: Record<string, RangeInfo> = {};
+  const cp = state.currentPoint;
+  if (left >= cp) rangesAbove(state, left, right, out);
+  else if (right <= cp) rangesBelow(state, left, right, out);
+  else {
+    rangesBelow(state, left, cp, out);
+    rangesAbove(state, cp, right, out);
+  }
+  return out;
+}
+
+/** `get_pointorder_range`: the points in [left, right] with a live order, and what each sells. */
+export function dclPointOrderRange(state: DclPoolState, left: number, right: number): Record<string, { point: number; amount_x: string; amount_y: string }> {
+  const out: Record<string, { point: number; amount_x: string; amount_y: string }> = {};
+  const bitmap = new SlotBitmap(state);
+  for (let point: number | null = left; point !== null && point <= right; point = bitmap.nearestRight(point, right)) {
+    const order = bitmap.orders.get(point);
+    if (order !== undefined) out[point] = { point, amount_x: String(order.sellingX), amount_y: String(order.sellingY) };
+  }
+  return out;
+}
+
+/** The stretches from `left` (>= the current point) up to `right`. */
+function rangesAbove(state: DclPoolState, left: number, right: number, out: Record<string, RangeInfo>): void {
+  const bitmap = new SlotBitmap(state);
+  let level = state.liquidity;
+  if (left !== state.currentPoint) {
+    for (let p = bitmap.nearestRight(state.currentPoint, left); p !== null && p < left; p = bitmap.nearestRight(p, left)) level = bitmap.cross(level, p, 1n);
+  }
+  let from = left;
+  for (let at = left; at < right; ) {
+    const next = bitmap.nearestRight(at, right) ?? right;
+    if (bitmap.deltas.has(next) || next === right) {
+      if (from !== left) level = bitmap.cross(level, from, 1n);
+      out[from] = { left_point: from, right_point: Math.min(next, right), amount_l: String(level) };
+      if (bitmap.deltas.has(next)) from = next;
+    }
+    at = next;
+  }
+}
+
+/** The stretches from `right` (<= the current point) down to `left`. */
+function rangesBelow(state: DclPoolState, left: number, right: number, out: Record<string, RangeInfo>): void {
+  const bitmap = new SlotBitmap(state);
+  const cp = state.currentPoint;
+  let level = bitmap.deltas.has(cp) ? bitmap.cross(state.liquidity, cp, -1n) : state.liquidity;
+  if (right !== cp) {
+    for (let p = bitmap.nearestLeft(cp - 1, right); p !== null && p > right; p = bitmap.nearestLeft(p - 1, right)) level = bitmap.cross(level, p, -1n);
+  }
+  let to = right;
+  for (let at = right; at > left; ) {
+    const next = bitmap.nearestLeft(at - 1, left) ?? left;
+    if (bitmap.deltas.has(next) || next === left) {
+      if (to !== right) level = bitmap.cross(level, to, -1n);
+      out[next] = { left_point: Math.max(next, left), right_point: to, amount_l: String(level) };
+      if (bitmap.deltas.has(next)) to = next;
+    }
+    at = next;
+  }
+}
+
+/** The points the contract's slot bitmap marks (endpoints and live orders) and its nearest-marked-slot searches. */
+class SlotBitmap {
+  readonly deltas: Map<number, bigint>;
+  readonly orders: Map<number, DclPoolState['orders'][number]>;
+  private readonly marked: number[];
+  private readonly delta: number;
+
+  constructor(state: DclPoolState) {
+    this.delta = state.pointDelta;
+    this.deltas = new Map(state.points.map((p) => [p.point, p.liquidityDelta]));
+    this.orders = new Map(state.orders.filter((o) => o.sellingX > 0n || o.sellingY > 0n).map((o) => [o.point, o]));
+    this.marked = [...new Set([...this.deltas.keys(), ...this.orders.keys()])].sort((a, b) => a - b);
+  }
+
+  /** The first marked point in a slot after `point`'s, or null past `stop`'s slot (Rust's division truncates). */
+  nearestRight(point: number, stop: number): number | null {
+    const bound = (Math.floor(point / this.delta) + 1) * this.delta;
+    const q = this.marked.find((m) => m >= bound);
+    return q !== undefined && Math.floor(q / this.delta) <= Math.trunc(stop / this.delta) ? q : null;
+  }
+
+  /** The last marked point in `point`'s slot or before, or null below `stop`'s slot. */
+  nearestLeft(point: number, stop: number): number | null {
+    const bound = (Math.floor(point / this.delta) + 1) * this.delta;
+    const q = this.marked.findLast((m) => m < bound);
+    return q !== undefined && Math.floor(q / this.delta) >= Math.trunc(stop / this.delta) ? q : null;
+  }
+
+  /** `level` past endpoint `point` (rightwards `sign` 1, leftwards -1) in u128: the contract panics below 0. */
+  cross(level: bigint, point: number, sign: bigint): bigint {
+    const next = level + sign * (this.deltas.get(point) ?? 0n);
+    if (next < 0n) throw new Panic('attempt to subtract with overflow');
+    return next;
+  }
+}
+
+function isI32(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 31) && v < 2 ** 31;
+}
+
+function isU64(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 }
 
 // ---- the contract's amounts (pure) ----

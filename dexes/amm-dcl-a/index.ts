@@ -1,9 +1,11 @@
 // AmmDclA: Ref's concentrated-liquidity exchange (`dclv2.ref-labs.near`). Its storage layout is not public, so its
-// pools are re-simulated from its events through a book of their states (the fold: state.ts, decode.ts); routed
-// exact in and out over up to 3 pools; a pool whose book could not stay exact is not routed.
+// pools are re-simulated from its events through a book of their states (the fold: state.ts, decode.ts), started
+// from its views at a bootstrap (bootstrap.ts); routed exact in and out over up to 3 pools; a pool whose book could
+// not stay exact is not routed.
 import { endsOf, positive, type Dex, type Fraction, type Hop, type RoutingPool } from '../dex.ts';
 import type { PoolStateCommon } from '../events.ts';
 import { outputStorageSteps } from '../instructions.ts';
+import { ammDclABootstrap } from './bootstrap.ts';
 import { applyDclLogs, decodeAmmDclA, extractDclLogs, ReceiptNumbering, type LocatedDclLog } from './decode.ts';
 import { AMM_DCL_A_DEX_ID } from './events.ts';
 import { dclSwapCalls } from './instructions.ts';
@@ -66,4 +68,6 @@ export const ammDclA: Dex = {
       });
     },
   },
+  // Pools, liquidity per point and orders from the contract's views (bootstrap.ts).
+  bootstrap: ammDclABootstrap,
 };

@@ -11,10 +11,14 @@ export const DCL_FEE_TIERS: readonly number[] = [100, 400, 2000, 10_000];
 /** A liquidity endpoint: what crossing it from left to right adds to the current liquidity (iZiSwap `Point`). */
 export interface DclPointLiquidity {
   point: number;
-  /** Liquidity of every range that ends here; the point is an endpoint while this is above 0. */
+  /** Liquidity of every range that ends here; the point is an endpoint while this is above 0. A lower bound when
+   * `sumAtLeast` is set. */
   liquiditySum: bigint;
   /** Liquidity added when the price crosses the point moving right (removed moving left). */
   liquidityDelta: bigint;
+  /** Only a lower bound of the sum is known: the point was read from the contract's views at a bootstrap, which give
+   * its net delta, not its sum (bootstrap.ts). */
+  sumAtLeast?: true;
 }
 
 /** The limit orders resting at a point, in the token each sells. */
@@ -120,10 +124,19 @@ function withEndpoint(points: DclPointLiquidity[], point: number, sumChange: big
   const i = next.findIndex((p) => p.point >= point);
   const at = i === -1 ? next.length : i;
   const old = next[at]?.point === point ? next[at] : undefined;
-  const liquiditySum = (old?.liquiditySum ?? 0n) + sumChange;
+  let liquiditySum = (old?.liquiditySum ?? 0n) + sumChange;
   const liquidityDelta = (old?.liquidityDelta ?? 0n) + deltaChange;
-  if (liquiditySum < 0n) throw new RangeError(`AmmDclA: liquidity at point ${point} would go negative`);
-  const replacement = liquiditySum === 0n ? [] : [{ point, liquiditySum, liquidityDelta }];
+  let replacement: DclPointLiquidity[];
+  if (old?.sumAtLeast) {
+    // Only a floor of the sum is known: the sum is at least the net delta's size, and the point is taken as gone
+    // when both reach 0 (wrong only where ranges of exactly equal liquidity still start and end here).
+    const size = liquidityDelta < 0n ? -liquidityDelta : liquidityDelta;
+    if (liquiditySum < size) liquiditySum = size;
+    replacement = liquiditySum > 0n ? [{ point, liquiditySum, liquidityDelta, sumAtLeast: true }] : [];
+  } else {
+    if (liquiditySum < 0n) throw new RangeError(`AmmDclA: liquidity at point ${point} would go negative`);
+    replacement = liquiditySum === 0n ? [] : [{ point, liquiditySum, liquidityDelta }];
+  }
   next.splice(at, old === undefined ? 0 : 1, ...replacement);
   return next;
 }
@@ -282,7 +295,9 @@ export function dclPoolStateFromJson(json: unknown): DclPoolState {
     liquidityX: asBig(o.liquidityX, 'liquidityX'),
     points: asArray(o.points, 'points').map((p) => {
       const q = asObject(p, 'points[]');
-      return { point: asInt(q.point, 'point'), liquiditySum: asBig(q.liquiditySum, 'liquiditySum'), liquidityDelta: asBig(q.liquidityDelta, 'liquidityDelta', true) };
+      const point: DclPointLiquidity = { point: asInt(q.point, 'point'), liquiditySum: asBig(q.liquiditySum, 'liquiditySum'), liquidityDelta: asBig(q.liquidityDelta, 'liquidityDelta', true) };
+      if (q.sumAtLeast === true) point.sumAtLeast = true;
+      return point;
     }),
     orders: asArray(o.orders, 'orders').map((p) => {
       const q = asObject(p, 'orders[]');
