@@ -21,7 +21,9 @@
 //   and the contract logs `emergency_liquidity_removed` with `liquidity_removed`'s fields (C, Ref's own indexer
 //   reads them so). The call's name and arguments and where the refund goes are not public (no source shows
 //   them): `emergency_remove_liquidity {lpt_id}` and the inner balance are this model's guesses; the decoder reads
-//   only the event.
+//   only the event;
+// - its views `list_pools`, `get_pool`, `get_liquidity_range` and `get_pointorder_range` (dexes/amm-dcl-a/README.md
+//   "Bootstrap") answer from the state as the public copy of its source computes them (`view`).
 //
 // Amounts are the iZiSwap ones (liquidity.sol `_computeDepositXY`, `_computeWithdrawXY`): a deposit rounds up, a
 // withdrawal down; a new position takes the most liquidity the offered amounts afford.
@@ -31,9 +33,8 @@
 // `new` is 5000 bps, 50%, and the owner sets the live rate); a swap is played only when each hop uses
 // its whole input (no leftover to refund) and completes.
 import { DCL_POINT_DELTA } from '../dexes/amm-dcl-a/events.ts';
-import { LEFT_MOST_POINT, RIGHT_MOST_POINT } from '../dexes/amm-dcl-a/range-math.ts';
 import { DclMathError, swapExactIn, type DclSwapResult } from '../dexes/amm-dcl-a/math.ts';
-import { getAmountX, getAmountY, getSqrtPrice, mulDivCeil, mulDivFloor, POW96 } from '../dexes/amm-dcl-a/range-math.ts';
+import { getAmountX, getAmountY, getSqrtPrice, LEFT_MOST_POINT, mulDivCeil, mulDivFloor, POW96, RIGHT_MOST_POINT } from '../dexes/amm-dcl-a/range-math.ts';
 import { addLiquidity, newDclPoolState, poolReserves, removeLiquidity, type DclPoolState } from '../dexes/amm-dcl-a/state.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';

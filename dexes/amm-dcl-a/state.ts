@@ -1,6 +1,6 @@
 // AmmDclA pool state (Ref DCL, `dclv2.ref-labs.near`) and the changes liquidity and limit orders make to it.
-// Pure. The contract's storage layout is not public, so this state is kept from the contract's events: the pool
-// book below is the previous state the decoder needs; see README.md.
+// Pure. The contract's storage layout is not public, so this state is kept from the contract's events (started from
+// its views at a bootstrap, bootstrap.ts): the pool book below is the previous state the decoder needs; see README.md.
 
 import type { PoolStateCommon } from '../events.ts';
 import { getAmountX, getAmountY, getSqrtPrice, LEFT_MOST_POINT, POW96, RIGHT_MOST_POINT } from './range-math.ts';
