@@ -181,7 +181,9 @@ export class AmmDclADevnet implements DevnetDex {
     const badArgs = panic('Failed to deserialize input from JSON.');
     switch (method) {
       case 'list_pools': {
-        const { from_index: from = 0, limit } = args;
+        // Option<u64>s: absent or null is the default (from 0, every pool).
+        const from = args.from_index ?? 0;
+        const limit = args.limit ?? undefined;
         if (!isU64(from) || (limit !== undefined && !isU64(limit))) return badArgs;
         const all = [...this.pools.values()];
         return { value: all.slice(from, limit === undefined ? undefined : from + limit).map((s) => this.poolView(s)) };
