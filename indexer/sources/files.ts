@@ -22,13 +22,23 @@ interface Entry {
 type Found = Omit<Entry, 'height'> & { height: number | null };
 
 export function filesSource(root: string): BlockSource {
-  return rawSource(`files:${root}`, true, (range, signal) => listBlocks(root, range, signal));
+  // The last block of the set is this source's head (for the progress line's ETA and the bulk-load mode).
+  let head: number | undefined;
+  return rawSource(
+    `files:${root}`,
+    true,
+    (range, signal) => listBlocks(root, range, signal, (last) => (head = last)),
+    () => (head === undefined ? undefined : { inFlight: 0, limit: 0, heldBytes: 0, head }),
+  );
 }
 
 /** The files themselves are read where the blocks are decoded: here only their names and heights. */
-async function* listBlocks(root: string, range: BlockRange, signal: AbortSignal): AsyncGenerator<RawBlock> {
+async function* listBlocks(root: string, range: BlockRange, signal: AbortSignal, onHead: (height: number) => void): AsyncGenerator<RawBlock> {
   try {
-    for (const entry of await plan(root, range, signal)) {
+    const entries = await plan(root, range, signal);
+    const last = entries.at(-1);
+    if (last !== undefined) onHead(last.height);
+    for (const entry of entries) {
       if (signal.aborted) return;
       yield entry.kind === 'combined'
         ? { kind: 'message-file', height: entry.height, path: entry.path }

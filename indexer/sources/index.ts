@@ -1,5 +1,6 @@
 // Picks the block source a spec names: `devnet`, `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
 // client alone takes a fifth of a second to import).
+import type { ReadAheadSettings } from './read-ahead.ts';
 import type { SourceObserver } from './retry.ts';
 import type { BlockSource } from './source.ts';
 
@@ -8,6 +9,8 @@ export type { BlockRange, BlockSource } from './source.ts';
 export interface OpenOptions extends SourceObserver {
   // onRetry / onSettled: told of each retry of a network source and of each retried request's end (the sources
   // print nothing themselves; the indexer logs them and its status port counts them).
+  /** The neardata and lake read-ahead (default: read-ahead.ts's). */
+  readAhead?: ReadAheadSettings;
   /** The devnet's seed and pace (blocks per second, 0: unpaced); default seed `dexlake`, unpaced. */
   devnet?: { seed?: string; speed?: number };
 }

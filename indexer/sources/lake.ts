@@ -8,14 +8,19 @@
 //    has since switched to the chunks' shard ids);
 //  - on a dead endpoint it retries listing at once, with a console.error each time (140 lines in 2 s measured here);
 //  - it cannot be stopped while a request or retry is under way, and starts 10 listings of 200 blocks ahead.
-// This reader lists with StartAfter = the last height seen, fetches a few blocks ahead, backs off between failed
-// attempts (capped), prints nothing, and aborts its requests and closes its sockets when the iteration ends.
+// This reader lists with StartAfter = the last height seen (the next page while the current one is fetched),
+// fetches an adaptive number of blocks ahead (read-ahead.ts), backs off between failed attempts (capped), prints
+// nothing, and aborts its requests and closes its sockets when the iteration ends.
 
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { getOnce, HttpStatusError, StalledError } from './http-get.ts';
+import { isWholeJson, memberValue } from './json-shape.ts';
+import { DEFAULT_READ_AHEAD, ReadAhead, type ReadAheadSettings } from './read-ahead.ts';
 import { DEFAULT_BACKOFF, linkedController, prefetched, retrying, sleep } from './retry.ts';
 import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
 import { rawSource } from './raw.ts';
-import type { BlockRange, BlockSource, RawBlock } from './source.ts';
+import { amzDate, authorization } from './sigv4.ts';
+import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts';
 
 const NETWORKS: Record<string, { bucket: string; region: string }> = {
   mainnet: { bucket: 'near-lake-data-mainnet', region: 'eu-central-1' },
@@ -23,8 +28,8 @@ const NETWORKS: Record<string, { bucket: string; region: string }> = {
 };
 
 export interface LakeOptions extends SourceObserver {
-  /** Blocks fetched ahead of the consumer (default 4). */
-  prefetch?: number;
+  /** Blocks fetched ahead of the consumer: floor, ceiling and memory budget (default 4 to 64 blocks within 256 MiB). */
+  readAhead?: ReadAheadSettings;
   /** Wait between listings once at the head of the bucket (default 1 s, about the block time). */
   pollMs?: number;
   backoff?: Backoff;
@@ -36,58 +41,108 @@ interface Location {
   endpoint: string | undefined;
 }
 
+/** Heights per listing: S3's most. */
+const PAGE = 1000;
+
+/** A block as fetched, with the bytes it holds (block.json and the shard files). */
+interface Fetched {
+  raw: RawBlock;
+  bytes: number;
+}
+
 export function lakeSource(spec: string, options: LakeOptions = {}): BlockSource {
   const where = parseSpec(spec);
-  const prefetch = options.prefetch ?? 4;
+  const settings = options.readAhead ?? DEFAULT_READ_AHEAD;
   const pollMs = options.pollMs ?? 1000;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
+  let current: { reader: ReadAhead<Fetched>; head: () => number | undefined } | undefined;
 
   async function* stream(range: BlockRange, outer: AbortSignal): AsyncGenerator<RawBlock> {
     const { signal, dispose } = linkedController(outer);
-    const reader = new LakeReader(where, signal, backoff, options);
+    const lake = new LakeReader(where, signal, backoff, {
+      onRetry: (error, attempt, delayMs, kind) => {
+        current?.reader.failed();
+        options.onRetry?.(error, attempt, delayMs, kind);
+      },
+      onSettled: options.onSettled,
+    });
     try {
+      let head = range.from === undefined ? await lake.head() : undefined;
+      let seekingHead = head !== undefined;
       // Every height up to `after` is listed already.
-      let after = (range.from ?? (await reader.head())) - 1;
+      let after = (range.from ?? head!) - 1;
       const listed: number[] = [];
-      const inFlight: Promise<RawBlock>[] = [];
       let listedAll = range.to !== undefined && after >= range.to;
-      while (!signal.aborted) {
-        if (listed.length === 0 && !listedAll) {
-          for (const height of await reader.heightsAfter(after, 100)) {
-            // A height past `to` in the bucket: nothing of the range is left to appear.
-            if (range.to !== undefined && height > range.to) {
-              listedAll = true;
-              break;
+      /** The listing under way; a failed one stays here until the loop awaits it, which throws its error. */
+      let listing: Promise<void> | undefined;
+      /** At the end of the bucket, the next listing waits for about a block time. */
+      let nextListingAt = 0;
+      const listMore = (): void => {
+        if (listing !== undefined || listedAll || Date.now() < nextListingAt) return;
+        listing = prefetched(
+          lake.heightsAfter(after, PAGE).then((heights) => {
+            listing = undefined;
+            if (!seekingHead) {
+              // Where a range starts, the head is sought beside the reading (for the progress line), once the
+              // bucket answers.
+              seekingHead = true;
+              void lake.head().then((h) => (head = Math.max(head ?? h, h)), () => {});
             }
-            listed.push(height);
-            after = height;
-          }
-          if (range.to !== undefined && after >= range.to) listedAll = true;
+            for (const height of heights) {
+              // A height past `to` in the bucket: nothing of the range is left to appear.
+              if (range.to !== undefined && height > range.to) {
+                listedAll = true;
+                break;
+              }
+              listed.push(height);
+              after = height;
+            }
+            if (range.to !== undefined && after >= range.to) listedAll = true;
+            if (heights.length < PAGE) {
+              head = Math.max(head ?? after, after);
+              nextListingAt = Date.now() + pollMs;
+            }
+            reader.fill();
+          }),
+        );
+      };
+      const reader = new ReadAhead<Fetched>(
+        (height) => lake.block(height),
+        () => {
+          // The next page is asked for while half of this one is still to fetch.
+          if (listed.length < PAGE / 2) listMore();
+          return listed.shift();
+        },
+        (block) => block.bytes,
+        settings,
+      );
+      current = { reader, head: () => head };
+      while (!signal.aborted) {
+        listMore();
+        reader.fill();
+        const first = reader.take();
+        if (first !== undefined) {
+          yield (await first).raw;
+        } else if (listing !== undefined) {
+          await listing;
+        } else if (listedAll) {
+          return;
+        } else {
           // At the head of the bucket with nothing in flight: the next block is about one block time away.
-          if (listed.length === 0 && inFlight.length === 0 && !listedAll) {
-            await sleep(pollMs, signal);
-            continue;
-          }
+          await sleep(nextListingAt - Date.now(), signal);
         }
-        while (inFlight.length < prefetch) {
-          const height = listed.shift();
-          if (height === undefined) break;
-          inFlight.push(prefetched(reader.block(height)));
-        }
-        const first = inFlight.shift();
-        if (first === undefined) return;
-        yield await first;
       }
     } catch (error) {
       if (!signal.aborted) throw error;
     } finally {
       dispose();
-      reader.close();
+      lake.close();
     }
   }
 
+  const stats = (): SourceStats | undefined => current && { ...current.reader.stats(), head: current.head() };
   const name = `lake:s3://${where.bucket}` + (where.endpoint === undefined ? '' : ` (${where.endpoint})`);
-  return rawSource(name, false, stream);
+  return rawSource(name, false, stream, stats);
 }
 
 /** `region` defaults to eu-central-1 (the NEAR buckets'); an `endpoint` (s3rver, MinIO...) means path-style URLs. */
@@ -177,31 +232,33 @@ class LakeReader {
   }
 
   /**
-   * block.json, parsed for its chunk list, and the shard files' text (parsed again where blocks are decoded). Like
-   * neardata's answers, an object that is not what was asked for (not JSON, another height, no chunk list) is
-   * retried as a `malformed` source error: a block reaches the pipeline whole or not at all.
+   * block.json, parsed for its chunk list, and the shard files' text (parsed where blocks are decoded, after a cheap
+   * check here). Like neardata's answers, an object that is not what was asked for (not JSON, cut short, another
+   * height or shard, no chunk list) is retried as a `malformed` source error: a block reaches the pipeline whole or
+   * not at all.
    */
-  async block(height: number): Promise<RawBlock> {
+  async block(height: number): Promise<Fetched> {
     const blockKey = `${pad(height)}/block.json`;
-    const { blockJson, shardIds } = await this.getJson(blockKey, (value) => {
+    const { blockJson, shardIds, bytes } = await this.getJson(blockKey, (value, text) => {
       const block = value as { header?: { height?: unknown }; chunks?: unknown } | null;
       if (block?.header?.height !== height) throw new MalformedLakeError(`${blockKey}: not the block of height ${height}`);
       if (!Array.isArray(block.chunks)) throw new MalformedLakeError(`${blockKey}: no chunks list`);
       // One shard file per chunk, named by the chunk's shard id (not by index: ids are sparse after resharding).
       const shardIds = block.chunks.map((chunk: { shard_id?: unknown } | null) => chunk?.shard_id);
       if (!shardIds.every((id) => typeof id === 'number')) throw new MalformedLakeError(`${blockKey}: a chunk without shard_id`);
-      return { blockJson: value, shardIds: shardIds as number[] };
+      return { blockJson: value, shardIds: shardIds as number[], bytes: text.length };
     });
     const shards = await Promise.all(
       shardIds.map((id) => {
         const key = `${pad(height)}/shard_${id}.json`;
-        return this.getJson(key, (value, text) => {
-          if ((value as { shard_id?: unknown } | null)?.shard_id !== id) throw new MalformedLakeError(`${key}: not the file of shard ${id}`);
+        return this.send(key, async () => {
+          const text = await this.getText(key);
+          checkShardText(text, id, key);
           return text;
         });
       }),
     );
-    return { kind: 'lake', height, block: blockJson, shards };
+    return { raw: { kind: 'lake', height, block: blockJson, shards }, bytes: shards.reduce((sum, text) => sum + text.length, bytes) };
   }
 
   /** An object's JSON, retried (as `malformed`) until it parses and `check` accepts it. */
@@ -218,13 +275,25 @@ class LakeReader {
     });
   }
 
+  /**
+   * An object's text, by a GET we sign ourselves (sigv4.ts): the listing is the SDK's, but a block is 1 + shards
+   * objects and the SDK's per-request work would cost more CPU than parsing them. Credentials are the SDK's (the
+   * standard provider chain, cached and refreshed by it).
+   */
   private async getText(key: string): Promise<string> {
-    const out = await this.client.send(
-      new GetObjectCommand({ Bucket: this.where.bucket, Key: key, RequestPayer: 'requester' }),
-      { abortSignal: this.signal },
-    );
-    if (out.Body === undefined) throw new Error('empty body');
-    return out.Body.transformToString();
+    const credentials = await this.client.config.credentials();
+    const { endpoint, bucket, region } = this.where;
+    const url = endpoint === undefined ? new URL(`https://${bucket}.s3.${region}.amazonaws.com/${key}`) : new URL(`/${bucket}/${key}`, endpoint);
+    const signed: Record<string, string> = {
+      host: url.host,
+      'x-amz-content-sha256': 'UNSIGNED-PAYLOAD',
+      'x-amz-date': amzDate(new Date()),
+      'x-amz-request-payer': 'requester',
+    };
+    if (credentials.sessionToken !== undefined) signed['x-amz-security-token'] = credentials.sessionToken;
+    const { host: _host, ...headers } = signed; // fetch sends the host of the URL
+    headers.authorization = authorization('GET', url.pathname, signed, region, 's3', credentials);
+    return (await getOnce(url.href, { redirect: 'manual', signal: this.signal, idleMs: 30_000, headers })).text;
   }
 
   private async send<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -253,15 +322,36 @@ class LakeReader {
 /** An object whose content is not what its key promises. */
 class MalformedLakeError extends Error {}
 
+/** A shard file is whole and of shard `id` (its parse waits for a decode worker). */
+function checkShardText(text: string, id: number, key: string): void {
+  if (!isWholeJson(text)) throw new MalformedLakeError(`${key}: not whole JSON (${text.length} bytes)`);
+  const at = memberValue(text, text.search(/\S/), 'shard_id');
+  const named = at < 0 ? undefined : /^\d+/.exec(text.slice(at, at + 20))?.[0];
+  if (named === undefined || Number(named) !== id) throw new MalformedLakeError(`${key}: not the file of shard ${id}`);
+}
+
+/** An S3 error answer's code (`NoSuchKey`, `SlowDown`...), from our own GETs' XML or the SDK's errors. */
+function s3Code(error: unknown): string | undefined {
+  if (error instanceof HttpStatusError) return /<Code>([^<]+)<\/Code>/.exec(error.body)?.[1];
+  return (error as { name?: string }).name;
+}
+
+/** The HTTP status of a failed S3 call, when it got an answer. */
+function s3Status(error: unknown): number | undefined {
+  if (error instanceof HttpStatusError) return error.status;
+  return (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+}
+
 /** The counter kind of a failed S3 call. */
 function lakeErrorKind(error: unknown): SourceErrorKind {
   if (error instanceof MalformedLakeError) return 'malformed';
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  const status = e.$metadata?.httpStatusCode;
-  if (status === 429 || e.name === 'SlowDown') return 'http_429';
+  if (error instanceof StalledError) return 'timeout';
+  const status = s3Status(error);
+  const code = s3Code(error);
+  if (status === 429 || code === 'SlowDown') return 'http_429';
   if (status !== undefined && status >= 500) return 'http_5xx';
   if (status !== undefined && status >= 400) return 'http_4xx';
-  if (e.name === 'TimeoutError' || e.name === 'RequestTimeout') return 'timeout';
+  if (code === 'TimeoutError' || code === 'RequestTimeout') return 'timeout';
   return 'network';
 }
 
@@ -270,9 +360,9 @@ function lakeErrorKind(error: unknown): SourceErrorKind {
  * (yet) what it should be. Not: missing credentials, access denied, no such bucket, wrong region: they need a person.
  */
 function isTransient(error: unknown): boolean {
-  if (error instanceof MalformedLakeError) return true;
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  if (e.name === 'CredentialsProviderError') return false;
-  const status = e.$metadata?.httpStatusCode;
-  return status === undefined || status >= 500 || status === 429 || e.name === 'NoSuchKey';
+  if (error instanceof MalformedLakeError || error instanceof StalledError) return true;
+  const code = s3Code(error);
+  if (code === 'CredentialsProviderError') return false;
+  const status = s3Status(error);
+  return status === undefined || status >= 500 || status === 429 || code === 'NoSuchKey';
 }

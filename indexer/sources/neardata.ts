@@ -10,15 +10,18 @@
 // - GET /v0/last_block/final: 302 to /v0/block/{head}.
 // - No key needed; bandwidth is shared (1 Gbps), "throttling if there are too many parallel requests".
 // So we only ask for heights at or below the last head we saw (no held requests, no 404 that could be a real
-// error), read the head from the redirect's Location instead of downloading that block, keep a few requests in
-// flight, and retry network errors, 5xx and 429 with backoff; also a request that stalls (nothing received for
-// `requestTimeoutMs`) and an answer that is not the block asked for (JSON that does not parse, a truncated body,
-// another height): a block reaches the pipeline whole or not at all.
+// error), read the head from the redirect's Location instead of downloading that block, keep an adaptive number of
+// requests in flight (read-ahead.ts), and retry network errors, 5xx and 429 with backoff; also a request that
+// stalls (nothing received for `requestTimeoutMs`) and an answer that is not the block asked for (not JSON, a
+// truncated body, another height): a block reaches the pipeline whole or not at all.
 
-import { DEFAULT_BACKOFF, RetryAfterError, linkedController, prefetched, retrying, sleep } from './retry.ts';
+import { getOnce, HttpStatusError, StalledError, type Answer } from './http-get.ts';
+import { isWholeJson, memberValue } from './json-shape.ts';
+import { DEFAULT_READ_AHEAD, ReadAhead, type ReadAheadSettings } from './read-ahead.ts';
+import { DEFAULT_BACKOFF, RetryAfterError, linkedController, retrying, sleep } from './retry.ts';
 import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
 import { rawSource } from './raw.ts';
-import type { BlockRange, BlockSource, RawBlock } from './source.ts';
+import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts';
 
 const NETWORKS: Record<string, string> = {
   mainnet: 'https://mainnet.neardata.xyz',
@@ -28,8 +31,8 @@ const NETWORKS: Record<string, string> = {
 export interface NeardataOptions extends SourceObserver {
   /** Replaces the URL the spec names. */
   baseUrl?: string;
-  /** Block requests in flight at once (default 4): fast catch-up, bounded memory. */
-  readAhead?: number;
+  /** Block requests in flight: floor, ceiling and memory budget (default 4 to 64 blocks within 256 MiB). */
+  readAhead?: ReadAheadSettings;
   /** Wait between head polls once caught up (default 700 ms, about the block time). */
   headPollMs?: number;
   /**
@@ -39,18 +42,6 @@ export interface NeardataOptions extends SourceObserver {
   requestTimeoutMs?: number;
   backoff?: Backoff;
 }
-
-class HttpStatusError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
-
-/** Nothing received for the idle timeout. */
-class StalledError extends Error {}
 
 /** An answer that is not the block asked for. */
 class MalformedAnswerError extends Error {}
@@ -65,49 +56,49 @@ function errorKind(error: unknown): SourceErrorKind {
 }
 
 /**
- * Checks that `text` is the combined message of block `height` (or `null`, a skipped height). Parsing it once here
- * costs a little main-thread time, but a block that does not parse is then retried like any failed request
- * instead of failing the pipeline after its decoder has it.
+ * Checks that `text` is the combined message of block `height` (or `null`, a skipped height), cheaply: it is whole
+ * (json-shape.ts), its block's header has that height and it has a shards list. The full parse happens once, on a
+ * decode worker.
  */
 export function checkBlockText(text: string, height: number): void {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new MalformedAnswerError(`block ${height}: the answer is not JSON (${(error as Error).message}; ${text.length} bytes)`);
-  }
-  if (value === null) return;
-  const message = value as { block?: { header?: { height?: unknown } }; shards?: unknown } | null;
-  if (typeof message !== 'object' || message === null || !Array.isArray(message.shards) || message.block?.header?.height !== height) {
+  const start = text.search(/\S/);
+  if (text.startsWith('null', start) && text.slice(start + 4).trim() === '') return;
+  if (!isWholeJson(text)) throw new MalformedAnswerError(`block ${height}: the answer is not whole JSON (${text.length} bytes)`);
+  const header = memberValue(text, memberValue(text, start, 'block'), 'header');
+  const at = memberValue(text, header, 'height');
+  const named = at < 0 ? undefined : /^\d+/.exec(text.slice(at, at + 20))?.[0];
+  const shards = memberValue(text, start, 'shards');
+  if (named === undefined || shards < 0 || text.charCodeAt(shards) !== 91) {
     throw new MalformedAnswerError(`block ${height}: the answer is not the block's {block, shards} message`);
   }
-}
-
-interface Answer {
-  /** Where a redirect points (only with `redirect: 'manual'`). */
-  location: string | null;
-  text: string;
+  if (Number(named) !== height) throw new MalformedAnswerError(`block ${height}: the answer holds block ${named}`);
 }
 
 export function neardataSource(spec: string, options: NeardataOptions = {}): BlockSource {
   const base = (options.baseUrl ?? baseUrlOf(spec)).replace(/\/+$/, '');
-  const readAhead = options.readAhead ?? 4;
+  const readAhead = options.readAhead ?? DEFAULT_READ_AHEAD;
   const headPollMs = options.headPollMs ?? 700;
   const timeoutMs = options.requestTimeoutMs ?? 10_000;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
+
+  /** What the current iteration is doing, for stats(); the read-ahead shrinks on every failed request. */
+  let current: { reader: ReadAhead<Extract<RawBlock, { kind: 'message' }> | null>; head: () => number } | undefined;
 
   /** GETs `url` until it answers well; `check` throws for an answer to try again. */
   async function get(url: string, redirect: 'follow' | 'manual', signal: AbortSignal, check?: (answer: Answer) => void): Promise<Answer> {
     return retrying(
       async () => {
-        const answer = await getOnce(url, redirect, signal, timeoutMs);
+        const answer = await getOnce(url, { redirect, signal, idleMs: timeoutMs, headers: { accept: 'application/json' } });
         check?.(answer);
         return answer;
       },
       {
         signal,
         backoff,
-        onRetry: options.onRetry,
+        onRetry: (error, attempt, delayMs, kind) => {
+          current?.reader.failed();
+          options.onRetry?.(error, attempt, delayMs, kind);
+        },
         onSettled: options.onSettled,
         kindOf: errorKind,
         // Network errors, stalls, malformed answers, 5xx and 429; other statuses (404 below genesis...) will not get better.
@@ -130,7 +121,7 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
   }
 
   /** The block's JSON text (checked here, decoded later on a worker), or null for a height the chain skipped. */
-  async function fetchBlock(height: number, signal: AbortSignal): Promise<RawBlock | null> {
+  async function fetchBlock(height: number, signal: AbortSignal): Promise<Extract<RawBlock, { kind: 'message' }> | null> {
     const text = (await get(`${base}/v0/block/${height}`, 'follow', signal, (answer) => checkBlockText(answer.text, height))).text;
     return text.trim() === 'null' ? null : { kind: 'message', height, text };
   }
@@ -139,18 +130,26 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
     const { signal, dispose } = linkedController(outer);
     try {
       let head = await fetchHead(signal);
+      let headAt = Date.now();
       let next = range.from ?? head;
-      const inFlight: Promise<RawBlock | null>[] = [];
+      const last = () => (range.to === undefined ? head : Math.min(head, range.to));
+      const reader = new ReadAhead(
+        (height) => fetchBlock(height, signal),
+        () => (next <= last() ? next++ : undefined),
+        (block) => (block === null ? 0 : block.text.length),
+        readAhead,
+      );
+      current = { reader, head: () => head };
       while (!signal.aborted) {
-        while (inFlight.length < readAhead && next <= head && (range.to === undefined || next <= range.to)) {
-          inFlight.push(prefetched(fetchBlock(next++, signal)));
-        }
-        const first = inFlight.shift();
+        reader.fill();
+        const first = reader.take();
         if (first === undefined) {
           if (range.to !== undefined && next > range.to) return;
-          // Caught up with the head: the next final block is about one block time away.
-          await sleep(headPollMs, signal);
-          if (!signal.aborted) head = await fetchHead(signal);
+          // Caught up with the head we know: the next final block is about one block time after we learnt it.
+          await sleep(headAt + headPollMs - Date.now(), signal);
+          if (signal.aborted) break;
+          head = await fetchHead(signal);
+          headAt = Date.now();
           continue;
         }
         const block = await first;
@@ -163,7 +162,8 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
     }
   }
 
-  return rawSource(`neardata:${base}`, false, follow);
+  const stats = (): SourceStats | undefined => current && { ...current.reader.stats(), head: current.head() };
+  return rawSource(`neardata:${base}`, false, follow, stats);
 }
 
 function baseUrlOf(spec: string): string {
@@ -172,68 +172,6 @@ function baseUrlOf(spec: string): string {
   if (known !== undefined) return known;
   if (/^https?:\/\/[^/]/.test(rest)) return rest;
   throw new Error(`block source "${spec}": expected neardata:mainnet, neardata:testnet or neardata:http(s)://HOST`);
-}
-
-/** One GET, its body read whole, abandoned once nothing has arrived for `idleMs`; statuses from 400 up become errors. */
-async function getOnce(
-  url: string,
-  redirect: 'follow' | 'manual',
-  signal: AbortSignal,
-  idleMs: number,
-): Promise<Answer> {
-  const controller = new AbortController();
-  const abort = (): void => controller.abort(signal.reason);
-  signal.addEventListener('abort', abort, { once: true });
-  let timer: NodeJS.Timeout | undefined;
-  let stalled: StalledError | undefined;
-  /** (Re)starts the idle timer: called when the request starts and on every chunk of the body. */
-  const alive = (): void => {
-    clearTimeout(timer);
-    timer = setTimeout(() => controller.abort((stalled = new StalledError(`GET ${url}: nothing received for ${idleMs} ms`))), idleMs);
-  };
-  try {
-    alive();
-    const response = await fetch(url, { redirect, signal: controller.signal, headers: { accept: 'application/json' } });
-    const text = await readBody(response, alive);
-    if (response.status === 429) {
-      const waitMs = retryAfterMs(response.headers.get('retry-after'));
-      if (waitMs !== null) throw new RetryAfterError(`GET ${url}: HTTP 429, retry after ${waitMs} ms`, waitMs);
-    }
-    if (response.status >= 400) {
-      throw new HttpStatusError(`GET ${url}: HTTP ${response.status} ${text.slice(0, 200)}`, response.status);
-    }
-    const location = response.status >= 300 ? response.headers.get('location') : null;
-    if (response.status >= 300 && location === null) {
-      throw new HttpStatusError(`GET ${url}: HTTP ${response.status} without a Location`, response.status);
-    }
-    return { location, text };
-  } catch (error) {
-    // fetch reports our own abort as the reason given, or wrapped: say "stalled" rather than "aborted".
-    if (stalled !== undefined && !signal.aborted) throw stalled;
-    throw error;
-  } finally {
-    clearTimeout(timer);
-    signal.removeEventListener('abort', abort);
-  }
-}
-
-/** The body as text, calling `alive` on every chunk. */
-async function readBody(response: Response, alive: () => void): Promise<string> {
-  if (response.body === null) return '';
-  const decoder = new TextDecoder();
-  let text = '';
-  for await (const chunk of response.body) {
-    alive();
-    text += decoder.decode(chunk as Uint8Array, { stream: true });
-  }
-  return text + decoder.decode();
-}
-
-/** `Retry-After` in seconds or as an HTTP date; at most 10 minutes, in case a proxy sends nonsense. */
-function retryAfterMs(header: string | null): number | null {
-  if (header === null) return null;
-  const ms = /^\d+$/.test(header.trim()) ? Number(header) * 1000 : Date.parse(header) - Date.now();
-  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 600_000) : null;
 }
 
 /** The header height of a block answer's text; MalformedAnswerError (retried) when it has none. */

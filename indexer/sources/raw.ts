@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { normalizeLakeLayout, normalizeStreamerMessage, type Block } from '../../near/block.ts';
-import type { BlockRange, BlockSource, RawBlock } from './source.ts';
+import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts';
 
 /** A block file's text. Synchronous on purpose: it runs where the text is parsed next, and the parse holds the thread
  * far longer than the read (from the page cache, one read of the whole file is 3x faster than fs/promises'
@@ -50,11 +50,17 @@ export async function loadRawBlock(raw: RawBlock): Promise<Block> {
 }
 
 /** A source from its raw stream: `blocks()` parses each raw block in turn. */
-export function rawSource(name: string, sparse: boolean, raw: (range: BlockRange, signal: AbortSignal) => AsyncIterable<RawBlock>): BlockSource {
+export function rawSource(
+  name: string,
+  sparse: boolean,
+  raw: (range: BlockRange, signal: AbortSignal) => AsyncIterable<RawBlock>,
+  stats: () => SourceStats | undefined = () => undefined,
+): BlockSource {
   return {
     name,
     sparse,
     raw,
+    stats,
     async *blocks(range, signal) {
       for await (const r of raw(range, signal)) yield await loadRawBlock(r);
     },

@@ -23,6 +23,18 @@ export type RawBlock =
   /** A Lake-layout folder: `block.json` and `shard_N.json`. */
   | { kind: 'lake-dir'; height: number; path: string };
 
+/** What a source is doing now, for the progress line and the status port's gauges. */
+export interface SourceStats {
+  /** Blocks requested and not answered yet. */
+  inFlight: number;
+  /** Blocks allowed in flight now (the adaptive read-ahead's window). */
+  limit: number;
+  /** Bytes of blocks answered and not yet taken. */
+  heldBytes: number;
+  /** The chain head the source last saw (the last block of a set of files), when it knows one. */
+  head: number | undefined;
+}
+
 export interface BlockSource {
   /** For logs: `files:/path`, `neardata:https://...`, `lake:s3://bucket`. */
   readonly name: string;
@@ -38,6 +50,8 @@ export interface BlockSource {
    * simply absent.
    */
   raw(range: BlockRange, signal: AbortSignal): AsyncIterable<RawBlock>;
+  /** The current iteration's reading (undefined before one starts, and for sources that only read locally). */
+  stats?(): SourceStats | undefined;
   /** The same blocks, parsed and normalized on this thread. */
   blocks(range: BlockRange, signal: AbortSignal): AsyncIterable<Block>;
 }
