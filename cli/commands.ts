@@ -49,6 +49,8 @@ export async function index(config: Config): Promise<void> {
         devnet: { seed: config.devnetSeed, speed: config.devnetSpeed },
         from: config.from,
         to: config.to,
+        readAhead: { ceiling: config.readAhead, budgetBytes: config.readAheadMb * 2 ** 20 },
+        bulkLoadDistance: config.bulkLoadDistance,
         logger,
         signal,
         rpcUrl: config.nearRpcUrl,
@@ -58,6 +60,8 @@ export async function index(config: Config): Promise<void> {
         },
         onUndecoded: status?.addUndecoded,
         sourceObserver: status?.source,
+        onBulkLoad: status?.setBulkLoad,
+        watchProgress: status?.watchProgress,
       });
     } finally {
       await relay?.close();

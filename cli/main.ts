@@ -6,7 +6,9 @@ import { ConfigError, loadConfig, settings, type Config, type SettingName } from
 
 const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
 const apiSettings: SettingName[] = ['port', 'host', 'quoteRelayUrl'];
-const indexerSettings: SettingName[] = ['source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'indexerPort', 'relayPort', 'devnetRpcPort', 'nearRpcUrl'];
+const indexerSettings: SettingName[] = [
+  'source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'readAhead', 'readAheadMb', 'bulkLoadDistance', 'indexerPort', 'relayPort', 'devnetRpcPort', 'nearRpcUrl',
+];
 
 /** commander's attribute name for a flag: `--data-dir` -> `dataDir`. */
 const attribute = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());

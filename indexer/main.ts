@@ -6,9 +6,10 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import type { DexContracts } from '../dexes/contracts.ts';
 import { isDatabaseUnavailable } from '../db/errors.ts';
-import { ingest } from './pipeline.ts';
-import { createProgress } from './progress.ts';
+import { ingest, type BulkLoadState } from './pipeline.ts';
+import { createProgress, type ProgressLine } from './progress.ts';
 import { openSource } from './sources/index.ts';
+import { DEFAULT_READ_AHEAD } from './sources/read-ahead.ts';
 import type { SourceObserver } from './sources/retry.ts';
 import type { UndecodedCount } from './projections/undecoded.ts';
 import { rpcMetadata } from './token-metadata.ts';
@@ -33,6 +34,14 @@ export interface IndexerOptions {
   devnet?: { seed: string; speed: number };
   /** The network's DEX contracts (default: mainnet's). */
   contracts?: DexContracts;
+  /** The neardata and lake read-ahead's ceiling (blocks) and memory budget (bytes); the floor is 4. */
+  readAhead?: { ceiling: number; budgetBytes: number };
+  /** Bulk-load mode's distance to the head in blocks (pipeline.ts); 0 or none: off. */
+  bulkLoadDistance?: number;
+  /** Told of the indexes bulk-load mode dropped or built (the status port); each change is also logged. */
+  onBulkLoad?: (state: BulkLoadState) => void;
+  /** Given the progress line's reading (rates, in flight, ETA), for the status port's gauges. */
+  watchProgress?: (line: () => ProgressLine) => void;
 }
 
 export async function runIndexer(options: IndexerOptions): Promise<void> {
@@ -40,6 +49,7 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
   const observer = options.sourceObserver;
   const source = await openSource(options.source, {
     devnet: options.devnet,
+    readAhead: options.readAhead && { ...DEFAULT_READ_AHEAD, ...options.readAhead },
     onRetry: (error, attempt, delayMs, kind) => {
       logger.warn({ err: error instanceof Error ? error.message : String(error), kind, attempt, retry_ms: delayMs }, 'block source: retrying');
       observer?.onRetry?.(error, attempt, delayMs, kind);
@@ -47,7 +57,9 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
     onSettled: (succeeded) => observer?.onSettled?.(succeeded),
   });
   logger.info({ source: source.name, from: options.from ?? 'the checkpoint, else where the source starts', to: options.to }, 'indexing');
-  const progress = createProgress({ logger, from: options.from, to: options.to, tty: process.stderr.isTTY ? process.stderr : undefined });
+  const progress = createProgress({ logger, from: options.from, to: options.to, source, tty: process.stderr.isTTY ? process.stderr : undefined });
+  options.watchProgress?.(() => progress.line());
+  const distance = options.bulkLoadDistance ?? 0;
   const enrich = options.rpcUrl ? rpcMetadata(db, options.rpcUrl, logger, signal) : undefined;
   const total = { blocks: 0, events: 0, height: undefined as number | undefined };
   let from = options.from;
@@ -62,6 +74,13 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
         signal,
         progress,
         enrich,
+        bulkLoad: distance > 0 ? { distance } : undefined,
+        onBulkLoad: (state) => {
+          const { change, missing, ms } = state;
+          if (change === 'built') logger.info({ ms: Math.round(ms) }, 'bulk-load mode over: indexes built');
+          else logger.info({ missing, ms: Math.round(ms), distance }, `bulk-load mode: indexes ${change === 'dropped' ? 'dropped' : 'still missing'} until within the distance of the head (the api is slower where one is missing)`);
+          options.onBulkLoad?.(state);
+        },
         onBatch: (height, blocks, events, undecoded) => {
           failures = 0;
           total.height = height;

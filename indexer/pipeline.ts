@@ -6,6 +6,7 @@ import type { Db } from '../db/connect.ts';
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import type { Dex } from '../dexes/dex.ts';
 import { DEXES } from '../dexes/index.ts';
+import { buildIndexes, deferredIndexes, dropIndexes } from './bulk-load.ts';
 import { FoldStage } from './fold-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import { eventRowsText, type DomainEvent } from './event-rows.ts';
@@ -42,6 +43,23 @@ export interface IngestOptions {
   enrich?: Enrich;
   /** Called after each committed batch with its last height, its size and what its decoders could not read. */
   onBatch?: (height: number, blocks: number, events: number, undecoded: readonly UndecodedCount[]) => void;
+  /**
+   * Bulk-load mode (bulk-load.ts): while more than `distance` blocks behind the end (`to`, or the head the source
+   * knows), the history tables' indexes are dropped; they are built within that distance, or at the end of the run.
+   * Without it, indexes an earlier run left missing are built after the first batch.
+   */
+  bulkLoad?: { distance: number };
+  /** Told when the indexes missing change (and at the start, when some are): for logs and the status port. */
+  onBulkLoad?: (state: BulkLoadState) => void;
+}
+
+export interface BulkLoadState {
+  /** `resumed`: an earlier run left them missing. */
+  change: 'resumed' | 'dropped' | 'built';
+  /** The indexes missing now. */
+  missing: readonly string[];
+  /** How long the drop or the build took. */
+  ms: number;
 }
 
 export interface IngestResult {
@@ -61,6 +79,19 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   const { db, source, signal } = options;
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   let last: Checkpoint | undefined = await readCheckpoint(db.kysely);
+  let missing = await deferredIndexes(db);
+  if (missing.length) options.onBulkLoad?.({ change: 'resumed', missing, ms: 0 });
+  /** Drops or builds the bulk-load indexes as the distance to the end says; between batches (on the write chain). */
+  const bulkLoad = async (height: number | undefined): Promise<void> => {
+    const end = Math.min(options.to ?? Infinity, source.stats?.()?.head ?? Infinity);
+    // Unknown (no end in sight) counts as near: the mode is for a backfill whose end is known.
+    const far = options.bulkLoad !== undefined && height !== undefined && end - height > options.bulkLoad.distance && end < Infinity;
+    if (far === missing.length > 0) return;
+    const started = performance.now();
+    if (far) missing = await dropIndexes(db);
+    else missing = (await buildIndexes(db), []);
+    options.onBulkLoad?.({ change: far ? 'dropped' : 'built', missing, ms: performance.now() - started });
+  };
   const from = options.from ?? (last ? last.height + 1 : undefined);
   const result: IngestResult = { blocks: 0, events: 0, height: last?.height };
 
@@ -101,9 +132,9 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
         result.height = height;
         options.progress?.update(height, batch.blocks.length, batch.events.length);
         options.onBatch?.(height, batch.blocks.length, batch.events.length, prepared.changes.undecoded.counts);
+        return bulkLoad(height);
       },
-      (error: unknown) => void (failure = { error }),
-    );
+    ).catch((error: unknown) => void (failure = { error }));
   };
   /** Writes what is pending and waits for it. */
   const drain = async () => {
@@ -151,6 +182,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       if (blocks.length >= limits.maxBlocks || events.length >= limits.maxEvents) await flush();
     }
     await drain();
+    // The end of a bounded run (or of the source): nothing is left to load in bulk.
+    if (!signal.aborted && missing.length) await bulkLoad(undefined);
   } finally {
     await writing;
     await iterator.return?.(undefined);

@@ -1,9 +1,12 @@
 // The indexer serves no API; this small port only lets an orchestrator see that it is alive, how far it got, and
 // whether its block source is in trouble. GET /health stays 200 while the source is retrying: the process is
 // alive and will go on by itself once the source answers, so restarting it would not help (`source.status` and
-// the metrics say what is wrong).
+// the metrics say what is wrong). It also reports the progress line's reading (blocks/s, the source's blocks in
+// flight, the ETA) and bulk-load mode's missing indexes.
 import { createServer, type Server } from 'node:http';
 import { Registry, collectDefaultMetrics, Counter, Gauge } from 'prom-client';
+import type { BulkLoadState } from './pipeline.ts';
+import type { ProgressLine } from './progress.ts';
 import type { UndecodedCount } from './projections/undecoded.ts';
 import type { SourceErrorKind, SourceObserver } from './sources/retry.ts';
 
@@ -69,6 +72,10 @@ export interface StatusServer {
   addUndecoded(counts: readonly UndecodedCount[]): void;
   /** Give it to the block source (`openSource(spec, { ...status.source })`): /health and /metrics report its trouble. */
   source: Required<SourceObserver>;
+  /** Where to read the progress line from (runIndexer's `watchProgress`). */
+  watchProgress(line: () => ProgressLine): void;
+  /** Bulk-load mode's missing indexes (runIndexer's `onBulkLoad`). */
+  setBulkLoad(state: BulkLoadState): void;
   close(): Promise<void>;
   port: number;
 }
@@ -98,10 +105,44 @@ export async function startStatusServer(port: number, host: string): Promise<Sta
       this.set(tracker.failing);
     },
   });
+  let progress: (() => ProgressLine) | undefined;
+  let missingIndexes: readonly string[] = [];
+  // Unknown values (no ETA without --to or a head, no read-ahead for local sources) are NaN, Prometheus's "no value".
+  const gauge = (name: string, help: string, read: (line: ProgressLine) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.set((progress && read(progress())) ?? NaN);
+      },
+    });
+  gauge('dexlake_indexer_blocks_per_second', 'Blocks indexed per second since the indexer started', (l) => l.blocks_per_s);
+  gauge('dexlake_indexer_source_in_flight', 'Blocks the source has requested and not received yet (neardata, lake)', (l) => l.in_flight);
+  gauge('dexlake_indexer_source_read_ahead', 'Blocks the source may have in flight now: its adaptive read-ahead window (neardata, lake)', (l) => l.read_ahead);
+  gauge('dexlake_indexer_head_height', 'The chain head the source last saw (the last block of a set of files)', (l) => l.head);
+  gauge('dexlake_indexer_eta_seconds', 'Seconds to --to, else to the head the source knows, at the rate so far', (l) => l.eta_s);
+  new Gauge({
+    name: 'dexlake_indexer_indexes_missing',
+    help: 'History table indexes bulk-load mode has dropped and not built yet (queries that need them are slower meanwhile)',
+    registers: [registry],
+    collect() {
+      this.set(missingIndexes.length);
+    },
+  });
   let height: number | null = null;
   const server: Server = createServer(async (req, res) => {
     if (req.url === '/health') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, height, source: tracker.health() }));
+      const line = progress?.();
+      const body = {
+        ok: true,
+        height,
+        source: tracker.health(),
+        progress: line && { blocks_per_s: line.blocks_per_s, in_flight: line.in_flight ?? null, read_ahead: line.read_ahead ?? null, head: line.head ?? null, eta_s: line.eta_s ?? null },
+        // While any is missing, the api answers the queries that would use it by scanning the table: right, but slower.
+        bulk_load: missingIndexes.length ? { indexes_missing: missingIndexes, note: 'history indexes are built once the indexer nears the head; queries by token, account or height on transfers, balance history, trade hops and events are slower until then' } : null,
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     } else if (req.url === '/metrics') {
       res.writeHead(200, { 'content-type': registry.contentType }).end(await registry.metrics());
     } else {
@@ -126,6 +167,12 @@ export async function startStatusServer(port: number, host: string): Promise<Sta
       onSettled() {
         tracker.settled();
       },
+    },
+    watchProgress(line) {
+      progress = line;
+    },
+    setBulkLoad(state) {
+      missingIndexes = state.missing;
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };

@@ -10,6 +10,7 @@ import * as tradeReceipts from './0006_trade_receipts.ts';
 import * as ratesIndex from './0007_rates_index.ts';
 import * as nslpIndex from './0008_nslp_index.ts';
 import * as undecoded from './0009_undecoded.ts';
+import * as deferredIndexes from './0010_deferred_indexes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -21,4 +22,5 @@ export const migrations: Record<string, Migration> = {
   '0007_rates_index': ratesIndex,
   '0008_nslp_index': nslpIndex,
   '0009_undecoded': undecoded,
+  '0010_deferred_indexes': deferredIndexes,
 };
