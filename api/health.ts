@@ -1,14 +1,19 @@
 // GET /health: whether the database answers, and how far behind the chain the indexed data is.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/connect.ts';
+import { sql } from '../db/kysely.ts';
 
 export interface Health {
   db: 'ok' | 'down';
   height: number | null;
   lag_seconds: number | null;
+  /** Only while the indexer's bulk-load mode has history indexes missing: answers stay right, some are slower. */
+  bulk_load?: { indexes_missing: string[]; note: string };
 }
 
 const TIMEOUT_MS = 2_000;
+const BULK_LOAD_NOTE =
+  'the indexer is backfilling in bulk-load mode: these indexes are built once it nears the chain head; until then queries by token, account or height on transfers, balance history, trade hops and events scan their tables (right, but slower)';
 
 export async function readHealth(db: Db, now = Date.now()): Promise<Health> {
   try {
@@ -16,8 +21,10 @@ export async function readHealth(db: Db, now = Date.now()): Promise<Health> {
       db.kysely.selectFrom('blocks').select(['height', 'timestamp_ms']).orderBy('height', 'desc').limit(1).executeTakeFirst(),
       TIMEOUT_MS,
     );
-    if (!latest) return { db: 'ok', height: null, lag_seconds: null };
-    return { db: 'ok', height: latest.height, lag_seconds: Math.max(0, Math.round((now - latest.timestamp_ms) / 100) / 10) };
+    const missing = await withTimeout(sql<{ name: string }>`select name from deferred_indexes order by name`.execute(db.kysely), TIMEOUT_MS);
+    const bulkLoad = missing.rows.length ? { bulk_load: { indexes_missing: missing.rows.map((r) => r.name), note: BULK_LOAD_NOTE } } : {};
+    if (!latest) return { db: 'ok', height: null, lag_seconds: null, ...bulkLoad };
+    return { db: 'ok', height: latest.height, lag_seconds: Math.max(0, Math.round((now - latest.timestamp_ms) / 100) / 10), ...bulkLoad };
   } catch {
     return { db: 'down', height: null, lag_seconds: null };
   }

@@ -83,6 +83,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   if (missing.length) options.onBulkLoad?.({ change: 'resumed', missing, ms: 0 });
   /** Drops or builds the bulk-load indexes as the distance to the end says; between batches (on the write chain). */
   const bulkLoad = async (height: number | undefined): Promise<void> => {
+    // A stop is not the end of the run: the next run decides.
+    if (signal.aborted) return;
     const end = Math.min(options.to ?? Infinity, source.stats?.()?.head ?? Infinity);
     // Unknown (no end in sight) counts as near: the mode is for a backfill whose end is known.
     const far = options.bulkLoad !== undefined && height !== undefined && end - height > options.bulkLoad.distance && end < Infinity;
