@@ -5,12 +5,18 @@ import websocket from '@fastify/websocket';
 import pino, { type Logger } from 'pino';
 import type { Db } from '../db/connect.ts';
 import type { Dex } from '../dexes/dex.ts';
+import { DEX_IDS } from '../dexes/index.ts';
+import { explorerRoutes } from './explorer.ts';
 import { healthRoutes } from './health.ts';
+import { HeadTracker, indexerRoutes } from './indexer.ts';
 import { metricsRoutes } from './metrics.ts';
+import { apiDocument, asyncApiDocument } from './reference.ts';
 import { routing } from './routing/plugin.ts';
-import { badRequest } from './tokens/errors.ts';
-import { sendError } from './tokens/http.ts';
-import { tokenDataRoutes } from './tokens/plugin.ts';
+import { docsRoutes } from './tokens/docs.ts';
+import { ApiError, badRequest } from './tokens/errors.ts';
+import { send, sendError } from './tokens/http.ts';
+import { tokenDataRoutes, type TokenApiStats } from './tokens/plugin.ts';
+import { METHODS } from './tokens/registry.ts';
 
 export interface ApiOptions {
   db: Db;
@@ -46,10 +52,33 @@ export async function buildServer({ db, logger, logLevel = 'info', network = 'ma
   // Once per server, for every WebSocket route family (/route/subscribe, /ws). Frames above 1 MiB are refused by
   // the socket layer before they are buffered whole (the token API answers `too_large` above 64 KiB itself).
   if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 1 << 20 } });
-  metricsRoutes(app);
+  const tracker = new HeadTracker();
+  let tokenStats: TokenApiStats | undefined;
+  metricsRoutes(app, {
+    db,
+    tracker,
+    subscriptions: () => ({ '/ws': tokenStats?.subscriptions() ?? 0, '/route/subscribe': routes.subscriptions.active }),
+    cache: () => tokenStats?.cache() ?? { hits: 0, misses: 0 },
+  });
   healthRoutes(app, db);
-  routing(app, { db, network, quoteRelayUrl, ...(httpCreditsPerMinute === undefined ? {} : { creditsPerMinute: httpCreditsPerMinute }), ...(dexes === undefined ? {} : { dexes }) });
+  indexerRoutes(app, db, tracker);
+  const routes = routing(app, { db, network, quoteRelayUrl, ...(httpCreditsPerMinute === undefined ? {} : { creditsPerMinute: httpCreditsPerMinute }), ...(dexes === undefined ? {} : { dexes }) });
   // Encapsulated: its error handler and paths are the token API's own.
-  await app.register(async (scope) => tokenDataRoutes(scope, { db, ...(httpCreditsPerMinute === undefined ? {} : { httpCreditsPerMinute }) }));
+  await app.register(async (scope) => {
+    tokenStats = await tokenDataRoutes(scope, { db, onBlocks: (n) => tracker.observe(n.height), ...(httpCreditsPerMinute === undefined ? {} : { httpCreditsPerMinute }) });
+  });
+  // The reference (made once: it depends on nothing but the code), Swagger UI over it, and the explorer.
+  const documents = {
+    '/openapi.json': () => apiDocument(METHODS, dexes?.map((d) => d.id) ?? DEX_IDS),
+    '/asyncapi.json': () => asyncApiDocument(METHODS),
+  };
+  for (const [url, make] of Object.entries(documents)) {
+    let json: string | undefined;
+    app.get(url, (request, reply) => send(request, reply, { status: 200, json: (json ??= JSON.stringify(make())), cacheControl: 'public, max-age=3600', credits: 0 }));
+  }
+  docsRoutes(app, '/openapi.json');
+  await explorerRoutes(app);
+  // Any other path names no method, in the token API's vocabulary (`/no/such/path` as `/tokens/nope`).
+  app.setNotFoundHandler((request, reply) => sendError(request, reply, new ApiError('unknown_method', `no method at ${request.method} ${request.url.split('?')[0]}`)));
   return app;
 }

@@ -10,7 +10,7 @@ import { LIMITS } from '../tokens/limits.ts';
 import { CreditBudget } from '../tokens/rate-limit.ts';
 import { RoutingGraph } from './graph.ts';
 import { routingRoutes, type Router } from './route.ts';
-import { routeSubscribe } from './subscribe.ts';
+import { routeSubscribe, type ActiveCount } from './subscribe.ts';
 
 export interface RoutingOptions {
   db: Db;
@@ -21,6 +21,12 @@ export interface RoutingOptions {
   creditsPerMinute?: number;
   /** The DEX registry (default: dexes/index.ts's). */
   dexes?: readonly Dex[];
+}
+
+export interface RoutingFamily {
+  router: Router;
+  /** Connections of /route/subscribe with a running request. */
+  subscriptions: ActiveCount;
 }
 
 /** Credits of one GET /route request, answered or refused: each may route every DEX over the whole graph. */
@@ -49,12 +55,12 @@ function rateLimitRoute(budget: CreditBudget) {
 
 /** Registers the routing endpoints; the graph loads when the server becomes ready (a database that does not answer
  * then is retried in the background, and routes answer from an empty graph until it does). */
-export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute, dexes = DEXES }: RoutingOptions): Router {
+export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute, dexes = DEXES }: RoutingOptions): RoutingFamily {
   const graph = new RoutingGraph(db, dexes);
   app.addHook('onRequest', rateLimitRoute(new CreditBudget(creditsPerMinute)));
   const router = routingRoutes(app, { graph, network, quoteRelayUrl, dexes });
-  routeSubscribe(app, { router, graph, network });
-  if (network === 'testnet') return router; // routing never answers there: nothing to load
+  const family = { router, subscriptions: routeSubscribe(app, { router, graph, network }) };
+  if (network === 'testnet') return family; // routing never answers there: nothing to load
   let stop: (() => Promise<void>) | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -75,5 +81,5 @@ export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = nul
     clearTimeout(retry);
     await stop?.();
   });
-  return router;
+  return family;
 }

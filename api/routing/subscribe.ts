@@ -63,6 +63,11 @@ interface Active {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** How many connections have a running request (/metrics). */
+export interface ActiveCount {
+  active: number;
+}
+
 /** One client's subscription loop. */
 class Subscription {
   private active: Active | null = null;
@@ -72,6 +77,7 @@ class Subscription {
     private readonly router: Router,
     private readonly network: 'mainnet' | 'testnet',
     private readonly onError: (err: unknown) => void,
+    private readonly count: ActiveCount,
   ) {}
 
   /** A new client message: replaces what ran before. */
@@ -83,6 +89,7 @@ class Subscription {
       this.send({ id: message.id, error: parsed.error });
       return;
     }
+    this.count.active++;
     this.active = {
       id: message.id,
       query: parsed.query,
@@ -106,8 +113,10 @@ class Subscription {
   }
 
   stop(): void {
-    if (this.active !== null) clearTimeout(this.active.timer);
+    if (this.active === null) return;
+    clearTimeout(this.active.timer);
     this.active = null;
+    this.count.active--;
   }
 
   private schedule(): void {
@@ -163,10 +172,11 @@ class Subscription {
 }
 
 /** Registers WebSocket /route/subscribe (needs @fastify/websocket registered on the server). */
-export function routeSubscribe(app: FastifyInstance, options: { router: Router; graph: RoutingGraph; network: 'mainnet' | 'testnet' }): void {
+export function routeSubscribe(app: FastifyInstance, options: { router: Router; graph: RoutingGraph; network: 'mainnet' | 'testnet' }): ActiveCount {
   const { router, graph, network } = options;
+  const count: ActiveCount = { active: 0 };
   app.get('/route/subscribe', { websocket: true }, (socket) => {
-    const subscription = new Subscription(socket, router, network, (err) => app.log.warn({ err }, 'routing subscription failed'));
+    const subscription = new Subscription(socket, router, network, (err) => app.log.warn({ err }, 'routing subscription failed'), count);
     const unsubscribe = graph.onChange((pools) => subscription.poolsChanged(pools));
     const budget = new CreditBudget(LIMITS.credits_per_minute);
     socket.on('message', (data, isBinary) => {
@@ -199,4 +209,5 @@ export function routeSubscribe(app: FastifyInstance, options: { router: Router; 
       unsubscribe();
     });
   });
+  return count;
 }

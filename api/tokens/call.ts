@@ -32,6 +32,10 @@ export class MethodCaller {
   /** Raw requests already validated, to their cache keys. */
   readonly #keysByRaw = new Map<string, string>();
   #generation = 0;
+  /** Answers served from the cache or shared with an equal request being answered (the /metrics hit rate). */
+  hits = 0;
+  /** Answers computed from the database. */
+  misses = 0;
 
   constructor(
     readonly db: Db,
@@ -46,7 +50,10 @@ export class MethodCaller {
   async call(method: Method, raw: unknown | (() => unknown), rawKey?: string): Promise<CachedAnswer> {
     const known = rawKey === undefined ? undefined : this.#keysByRaw.get(rawKey);
     const quick = known === undefined ? undefined : this.cache.get(known);
-    if (quick) return quick;
+    if (quick) {
+      this.hits++;
+      return quick;
+    }
     const params = validateParams(method, typeof raw === 'function' ? raw() : raw);
     const key = `${method.name} ${canonicalJson(params)}`;
     if (rawKey !== undefined) {
@@ -54,7 +61,11 @@ export class MethodCaller {
       this.#keysByRaw.set(rawKey, key);
     }
     const hit = this.cache.get(key) ?? this.#inFlight.get(key);
-    if (hit) return hit;
+    if (hit) {
+      this.hits++;
+      return hit;
+    }
+    this.misses++;
     const pending = this.#answer(method, params, key).finally(() => {
       if (this.#inFlight.get(key) === pending) this.#inFlight.delete(key);
     });

@@ -1,5 +1,5 @@
-// Swagger UI at /docs over /openapi.json, served from the files of `swagger-ui-dist`, offline: no CDN, and the
-// online spec validator badge is off (`validatorUrl: null`). swagger-ui-dist is pinned at 5.17.14, the last release
+// Swagger UI at /docs over /openapi.json, under links to it, to /asyncapi.json (the sockets) and to the explorer;
+// served from the files of `swagger-ui-dist`, offline: no CDN, and the online spec validator badge is off (`validatorUrl: null`). swagger-ui-dist is pinned at 5.17.14, the last release
 // without the @scarf/scarf dependency, whose postinstall reports each install to a remote server.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -24,11 +24,16 @@ export function docsHtml(specUrl: string): string {
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<title>dexlake token data: API docs</title>
+<title>dexlake: API reference</title>
 <link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">
 <link rel="icon" type="image/png" href="${DOCS_PATH}/favicon-32x32.png">
+<style>nav.dexlake{font:14px/1.5 sans-serif;padding:8px 20px;background:#1b1b1b;color:#fff}nav.dexlake a{color:#9cf;margin-right:16px}</style>
 </head>
 <body>
+<nav class="dexlake" aria-label="dexlake">dexlake API reference:
+<a href="${specUrl}">OpenAPI document (every HTTP path)</a>
+<a href="/asyncapi.json">AsyncAPI document (the sockets /ws and /route/subscribe)</a>
+<a href="/">explorer</a></nav>
 <div id="swagger-ui"></div>
 <script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
 <script src="${DOCS_PATH}/swagger-ui-standalone-preset.js"></script>

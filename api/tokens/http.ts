@@ -9,11 +9,10 @@ import { ERROR_CREDITS } from './credits.ts';
 import { ApiError, httpStatus, toErrorBody } from './errors.ts';
 import { LIMITS } from './limits.ts';
 import type { Method } from './method.ts';
-import { openApiDocument } from './openapi.ts';
 import { paramsFromQuery } from './query.ts';
 import type { CreditBudget } from './rate-limit.ts';
 
-interface SendOptions {
+export interface SendOptions {
   status: number;
   json: string;
   cacheControl: string;
@@ -22,7 +21,7 @@ interface SendOptions {
   answer?: CachedAnswer;
 }
 
-function send(request: FastifyRequest, reply: FastifyReply, { status, json, cacheControl: control, credits, answer }: SendOptions): FastifyReply {
+export function send(request: FastifyRequest, reply: FastifyReply, { status, json, cacheControl: control, credits, answer }: SendOptions): FastifyReply {
   // A cached answer's bytes are made once: measuring or encoding a large body again on every request costs more
   // than the rest of the request.
   const bytes = answer ? (answer.utf8 ??= Buffer.from(json)) : Buffer.from(json);
@@ -89,12 +88,6 @@ export function tokenHttpRoutes(app: FastifyInstance, { caller, methods, budget 
       }),
     );
   }
-
-  // The OpenAPI document, made once (it depends on nothing but the code).
-  let openApi: string | undefined;
-  app.get('/openapi.json', (request, reply) =>
-    send(request, reply, { status: 200, json: (openApi ??= JSON.stringify(openApiDocument(methods))), cacheControl: 'public, max-age=3600', credits: 0 }),
-  );
 
   // Anything else under the token API's paths names no method.
   const unknown = (request: FastifyRequest, reply: FastifyReply) =>

@@ -1,10 +1,10 @@
-// The token-data interface as one Fastify plugin: the HTTP methods, Swagger UI at /docs, the /ws socket, and the LISTEN that keeps
+// The token-data interface as one Fastify plugin: the HTTP methods, the /ws socket, and the LISTEN that keeps
 // subscriptions and the response cache in step with the indexer.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/connect.ts';
+import type { BlocksNotification } from '../../db/notify.ts';
 import { MethodCaller } from './call.ts';
 import { initCompression } from './compress.ts';
-import { docsRoutes } from './docs.ts';
 import { tokenHttpRoutes } from './http.ts';
 import { LIMITS } from './limits.ts';
 import { BlocksListener } from './listen.ts';
@@ -16,17 +16,25 @@ export interface TokenApiOptions {
   db: Db;
   /** Credits per minute per client IP over HTTP (default LIMITS.credits_per_minute; benchmarks raise it). */
   httpCreditsPerMinute?: number;
+  /** Told of each `dexlake_blocks` notification (the api's head tracker). */
+  onBlocks?: (notification: BlocksNotification) => void;
 }
 
-export async function tokenDataRoutes(app: FastifyInstance, { db, httpCreditsPerMinute = LIMITS.credits_per_minute }: TokenApiOptions): Promise<void> {
+/** What /metrics reads of the token API. */
+export interface TokenApiStats {
+  subscriptions(): number;
+  cache(): { hits: number; misses: number };
+}
+
+export async function tokenDataRoutes(app: FastifyInstance, { db, httpCreditsPerMinute = LIMITS.credits_per_minute, onBlocks }: TokenApiOptions): Promise<TokenApiStats> {
   await initCompression();
   const caller = new MethodCaller(db);
   const hub = new SocketHub(db, caller, METHODS_BY_NAME, app.log);
   tokenHttpRoutes(app, { caller, methods: METHODS, budget: new CreditBudget(httpCreditsPerMinute) });
   tokenSocketRoute(app, hub);
-  docsRoutes(app, '/openapi.json');
   const listener = new BlocksListener(db.pool.options, (notification) => {
     caller.newBlocks();
+    onBlocks?.(notification);
     void hub.notify(notification);
   }, app.log);
   await listener.start();
@@ -34,4 +42,5 @@ export async function tokenDataRoutes(app: FastifyInstance, { db, httpCreditsPer
     hub.close();
     await listener.close();
   });
+  return { subscriptions: () => hub.subscriptions, cache: () => ({ hits: caller.hits, misses: caller.misses }) };
 }

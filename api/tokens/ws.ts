@@ -65,6 +65,13 @@ export class SocketHub {
     readonly log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void },
   ) {}
 
+  /** Live subscriptions over every connection (/metrics). */
+  get subscriptions(): number {
+    let n = 0;
+    for (const connection of this.#connections) n += connection.subs.size;
+    return n;
+  }
+
   async open(socket: WebSocket): Promise<void> {
     const connection: Connection = { socket, subs: new Map(), budget: new CreditBudget(LIMITS.credits_per_minute) };
     this.#connections.add(connection);

@@ -34,13 +34,23 @@ describe('/docs', () => {
     // No online spec validator badge, and no address on another host.
     expect(res.body).toContain('"validatorUrl":null');
     expect(res.body).not.toMatch(/https?:\/\//);
-    expect(references(res.body).sort()).toEqual(['/docs/favicon-32x32.png', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui-standalone-preset.js', '/docs/swagger-ui.css']);
+    expect(references(res.body).sort()).toEqual(['/', '/asyncapi.json', '/docs/favicon-32x32.png', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui-standalone-preset.js', '/docs/swagger-ui.css', '/openapi.json']);
+  });
+
+  it('links the whole reference: the OpenAPI document, the AsyncAPI document of the sockets, and the explorer', async () => {
+    const page = await app.inject({ method: 'GET', url: '/docs' });
+    for (const [url, type] of [['/openapi.json', 'openapi'], ['/asyncapi.json', 'asyncapi']] as const) {
+      expect(page.body).toContain(`href="${url}"`);
+      const res = await app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(200);
+      expect(JSON.parse(res.body)[type], url).toMatch(/^3\./);
+    }
   });
 
   it('serves every asset the page references, byte for byte the swagger-ui-dist file', async () => {
     const page = await app.inject({ method: 'GET', url: '/docs' });
     const types: Record<string, string> = { css: 'text/css; charset=utf-8', js: 'application/javascript; charset=utf-8', png: 'image/png' };
-    for (const url of references(page.body)) {
+    for (const url of references(page.body).filter((u) => u.startsWith('/docs/'))) {
       const res = await app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(200);
       expect(res.headers['content-type'], url).toBe(types[url.split('.').pop()!]);
