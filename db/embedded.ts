@@ -182,11 +182,23 @@ function run(cmd: string, args: string[], ids: { uid: number; gid: number } | un
   });
 }
 
+/** The line PostgreSQL logs once it accepts connections (its messages are in English: lc_messages C). */
+const READY_LINE = 'database system is ready to accept connections';
+
+/**
+ * Waits for the server's ready line, then connects. Connecting any sooner only earns `FATAL: the database system is
+ * starting up` in its log, on every start.
+ */
 async function waitUntilReady(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
       throw new Error(`postgres exited during start: ${output().trim().split('\n').slice(-5).join(' | ')}`);
+    }
+    if (!output().includes(READY_LINE)) {
+      if (Date.now() > deadline) throw new Error(`postgres did not start within 60 s: ${output().trim()}`);
+      await new Promise((r) => setTimeout(r, 20));
+      continue;
     }
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
     client.on('error', () => {});
