@@ -93,7 +93,7 @@ describe('progress of a network source', () => {
     );
     const url = `http://127.0.0.1:${status.port}`;
     // A reading taken while blocks are on their way: requests in flight, a rate, and an ETA to --to.
-    let sample: Record<string, number> | undefined;
+    let sample: { inFlight: number; window: number; rate: number; eta: number; head: number; missing: number } | undefined;
     while (sample === undefined) {
       if (ended) await run; // a failed run shows its error; one that ended without a sample fails below
       expect(ended, 'the run ended before a sample with blocks in flight').toBe(false);

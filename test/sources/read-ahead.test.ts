@@ -175,7 +175,7 @@ describe('read-ahead: neardata', () => {
     const limits: number[] = [];
     const source = neardataSource(`neardata:${s.url}`, {
       backoff: FAST_BACKOFF,
-      onRetry: () => void limits.push(source.stats()!.limit),
+      onRetry: () => void limits.push(source.stats!()!.limit),
     });
     const controller = new AbortController();
     const blocks = source.raw({ from: FIRST }, controller.signal)[Symbol.asyncIterator]();
