@@ -37,6 +37,16 @@ export interface Hop {
   in?(amountOut: bigint): bigint | null;
   /** Marginal rate before fees, out per in. */
   spot: Fraction;
+  /** The pool's curve where it has a closed form the optimal-flow router solves (api/routing/flow/): constant
+   * product over these reserves, `fee` of the input kept by the pool (out = a(1−fee)·Y / (X + a(1−fee))). */
+  curve?: ConstantProductCurve;
+}
+
+export interface ConstantProductCurve {
+  kind: 'constantProduct';
+  reserveIn: bigint;
+  reserveOut: bigint;
+  fee: Fraction;
 }
 
 /** What a hop's quote may depend on besides its pool. */
@@ -69,7 +79,10 @@ export interface RfqQuote {
 export interface DexRoute {
   dex: string;
   mode: 'exact_in' | 'exact_out';
-  /** One path, or (a DEX that splits, exact in) several sharing no pool that split the input. */
+  /** One path, or (a DEX that splits, exact in) several sharing no pool that split the input, or (a DEX with
+   * `flow`) a plan's chains in execution order: each chain's first hop takes amounts[0] of its token from what the
+   * earlier chains left (the input, or a token they produced), the first chain starts from the input and the last
+   * ends in the output. */
   paths: RoutePath[];
   /** Totals over the paths. */
   amountIn: bigint;
@@ -115,6 +128,9 @@ export interface DexRouting {
   maxHops: { exactIn: number; exactOut: number };
   /** Exact in: split the amount across pool-disjoint paths when that gives more. */
   splits?: boolean;
+  /** Exact in: its calls execute a plan of chains (DexRoute.paths) inside one call, up to `maxActions` swaps, so the
+   * optimal-flow router (api/routing/flow/) may route it over the hops with a `curve` when that gives more. */
+  flow?: { maxActions: number };
   /** Where the request says native NEAR, the DEX trades wNEAR (wrapped before, unwrapped by the client after). */
   tradesWnear?: boolean;
   /** Whether its quotes carry slippage (false: 1:1 conversions, guaranteed request-for-quote fills). */

@@ -149,11 +149,21 @@ export function topPathsExactInEach(
   };
   const usable = (hop: Hop) => !exclude.has(hop.poolId);
   const n = amountsIn.length;
+  // A path whose floating-point output (from the hops' curves, never below the exact one beyond rounding) falls
+  // short of the k-th best exact output by more than SCREEN cannot enter the top: it is not quoted exactly.
+  const bar = new Float64Array(n).fill(-Infinity);
+  const inTop = (k: number, hops: Hop[], amounts: bigint[]) => {
+    const top = tops[k]!;
+    consider(top, hops, amounts);
+    if (top.length === keep) bar[k] = Number(top[keep - 1]!.amounts.at(-1)!);
+  };
+  const screened = (k: number, outFloat: number) => outFloat * SCREEN < bar[k]!;
+  const floatsIn = amountsIn.map((a) => Number(a));
   for (const hop of hopsBetween(index, tokenIn, tokenOut) ?? []) {
     if (!usable(hop)) continue;
     for (let k = 0; k < n; k++) {
       const out = hop.out(amountsIn[k]!);
-      if (out !== null) consider(tops[k]!, [hop], [amountsIn[k]!, out]);
+      if (out !== null) inTop(k, [hop], [amountsIn[k]!, out]);
     }
   }
   if (maxHops < 2) return tops;
@@ -161,35 +171,43 @@ export function topPathsExactInEach(
   for (const first of index.from.get(tokenIn) ?? []) {
     const a = first.tokenOut;
     if (a === tokenOut || a === tokenIn || !usable(first)) continue;
-    // The first hop's outputs, quoted once when a continuation exists; null where it refuses.
+    // The first hop's outputs, quoted once when a continuation needs them; null where it refuses.
     let amountsA: (bigint | null)[] | undefined;
     const quoteA = () => (amountsA ??= amountsIn.map((amount) => first.out(amount)));
+    const firstFloat = floatQuote(first);
+    const xf = floatsIn.map((x) => (firstFloat === null ? NaN : firstFloat(x)));
     for (const last of hopsBetween(index, a, tokenOut) ?? []) {
       if (!usable(last)) continue;
-      const xs = quoteA();
+      const lastFloat = floatQuote(last);
       for (let k = 0; k < n; k++) {
-        const x = xs[k];
+        if (lastFloat !== null && screened(k, lastFloat(xf[k]!))) continue;
+        const x = quoteA()[k];
         if (x === null || x === undefined) continue;
         const out = last.out(x);
-        if (out !== null) consider(tops[k]!, [first, last], [amountsIn[k]!, x, out]);
+        if (out !== null) inTop(k, [first, last], [amountsIn[k]!, x, out]);
       }
     }
     if (maxHops < 3 || intoOut === undefined) continue;
     // Third hops b -> out, each after every usable second hop a -> b.
     const viaB = (b: string, seconds: readonly Hop[], lasts: readonly Hop[]): void => {
       if (b === tokenIn || b === a || b === tokenOut) return;
-      const xs = quoteA();
       for (const second of seconds) {
         if (!usable(second)) continue;
+        const secondFloat = floatQuote(second);
         for (let k = 0; k < n; k++) {
-          const x = xs[k];
-          if (x === null || x === undefined) continue;
-          const y = second.out(x);
-          if (y === null) continue;
+          const yf = secondFloat === null ? NaN : secondFloat(xf[k]!);
+          let y: bigint | null | undefined;
           for (const last of lasts) {
             if (!usable(last)) continue;
+            const lastFloat = floatQuote(last);
+            if (lastFloat !== null && screened(k, lastFloat(yf))) continue;
+            if (y === undefined) {
+              const x = quoteA()[k];
+              y = x === null || x === undefined ? null : second.out(x);
+            }
+            if (y === null) break;
             const out = last.out(y);
-            if (out !== null) consider(tops[k]!, [first, second, last], [amountsIn[k]!, x, y, out]);
+            if (out !== null) inTop(k, [first, second, last], [amountsIn[k]!, quoteA()[k]!, y, out]);
           }
         }
       }
@@ -210,6 +228,29 @@ export function topPathsExactInEach(
     }
   }
   return tops;
+}
+
+/** The float screen's margin: floating-point path outputs are within 10^-13 of the real-valued ones, which the
+ * exact (floored) outputs never exceed. */
+const SCREEN = 1 + 1e-9;
+
+const floatQuotes = new WeakMap<Hop, ((amountIn: number) => number) | null>();
+
+/** A hop's output in floating point from its constant-product curve (null: it has none), cached per hop. */
+function floatQuote(hop: Hop): ((amountIn: number) => number) | null {
+  let quote = floatQuotes.get(hop);
+  if (quote === undefined) {
+    const curve = hop.curve;
+    if (curve === undefined) quote = null;
+    else {
+      const kept = Number(curve.fee.denominator - curve.fee.numerator);
+      const scaledIn = Number(curve.reserveIn) * Number(curve.fee.denominator);
+      const reserveOut = Number(curve.reserveOut);
+      quote = (a) => (a * kept * reserveOut) / (scaledIn + a * kept);
+    }
+    floatQuotes.set(hop, quote);
+  }
+  return quote;
 }
 
 /** The best exact-in path, or null when no path gives a positive output. */

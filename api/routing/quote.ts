@@ -57,12 +57,18 @@ const PPM = 1_000_000n;
 const IMPACT_SCALE = 10n ** 18n;
 
 /**
- * Price impact of a route, fees included, in millionths: 1 − out / Σ(in_i·Π marginal rates of path i), i.e. how
- * far the output falls short of what the marginal rates promise (the same ratio for exact out: the input paid over
- * the input the rates ask for).
+ * Price impact of a route, fees included, in millionths: 1 − out / ideal, where ideal is what the route's inputs
+ * give at the marginal rates (Σ in_i·Π marginal rates of path i), i.e. how far the output falls short of what the
+ * marginal rates promise (the same ratio for exact out: the input paid over the input the rates ask for). A plan's
+ * chain that starts from an intermediate token gets the ideal share of that token's ideal inflow (its actual share
+ * of the actual inflow).
  */
 export function priceImpactPpm(route: DexRoute): bigint {
-  let ideal = 0n;
+  const output = route.paths.at(-1)!.hops.at(-1)!.tokenOut;
+  const input = route.paths[0]!.hops[0]!.tokenIn;
+  // Per token reached: what arrived, and what would have at the marginal rates (scaled by IMPACT_SCALE).
+  const actual = new Map<string, bigint>();
+  const ideal = new Map<string, bigint>();
   for (const path of route.paths) {
     let numerator = 1n;
     let denominator = 1n;
@@ -70,10 +76,16 @@ export function priceImpactPpm(route: DexRoute): bigint {
       numerator *= hop.spot.numerator;
       denominator *= hop.spot.denominator;
     }
-    ideal += (path.amounts[0]! * numerator * IMPACT_SCALE) / denominator;
+    const from = path.hops[0]!.tokenIn;
+    const amount = path.amounts[0]!;
+    const idealIn = from === input ? amount * IMPACT_SCALE : (amount * ideal.get(from)!) / actual.get(from)!;
+    const to = path.hops.at(-1)!.tokenOut;
+    ideal.set(to, (ideal.get(to) ?? 0n) + (idealIn * numerator) / denominator);
+    actual.set(to, (actual.get(to) ?? 0n) + path.amounts.at(-1)!);
   }
-  const actual = route.amountOut * IMPACT_SCALE;
-  return ideal <= actual ? 0n : ((ideal - actual) * PPM) / ideal;
+  const idealOut = ideal.get(output) ?? 0n;
+  const actualOut = route.amountOut * IMPACT_SCALE;
+  return idealOut <= actualOut ? 0n : ((idealOut - actualOut) * PPM) / idealOut;
 }
 
 /**
@@ -109,8 +121,10 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
   const hasSlippage = routing.hasSlippage;
   const slippage = hasSlippage ? slippageFor(query, route, volatilityPpm) : { numerator: 0n, denominator: 1n };
   const worstOf = (out: bigint) => (out * (slippage.denominator - slippage.numerator)) / slippage.denominator;
-  // A split guarantees each path's worst case: the sum of those (a unit or so below worstOf(total)).
-  const pathWorst = route.paths.map((p) => worstOf(p.amounts[p.amounts.length - 1]!));
+  // A split guarantees each path's worst case: the sum of those (a unit or so below worstOf(total)). A plan's chain
+  // that ends in an intermediate token asks for nothing there.
+  const last = route.paths.at(-1)!.hops.at(-1)!;
+  const pathWorst = route.paths.map((p) => (p.hops.at(-1)!.tokenOut === last.tokenOut ? worstOf(p.amounts[p.amounts.length - 1]!) : 0n));
   const worstOut = pathWorst.reduce((sum, w) => sum + w, 0n);
   const worstIn = ceilDiv(amountIn * (slippage.denominator + slippage.numerator), slippage.denominator);
   // What the calls send and ask for: exact in sends the input and wants the worst-case output; exact out sends
@@ -122,8 +136,6 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
   const registered = (contract: string) => ctx.registrations === null || ctx.registrations.has(contract);
   const instructions: InstructionsContext = { contracts, trader, referrerId: query.referrerId, registered };
   const helpers: FunctionCallStep[] = [];
-  const path = route.paths[0]!.hops;
-  const last = path[path.length - 1]!;
   if (trader !== null) {
     if (route.wrapsInput) {
       // Registered first, so near_deposit mints the whole deposit (an unknown account gets it minus 0.00125).

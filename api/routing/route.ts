@@ -15,6 +15,7 @@ import { parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts'
 import { bestPathExactOut, indexHops, poolDisjoint, quotePath, splitExactIn, topPathsExactIn, topPathsExactInEach, type HopIndex, type PathQuote } from './paths.ts';
 import { buildQuote, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
 import { askRelay, type RelayQuote } from './quote-a.ts';
+import { FlowGraph } from './flow/index.ts';
 
 /** A DEX that splits (`routing.splits`) divides an exact-in amount across up to MAX_SPLIT_PATHS pool-disjoint paths: the best single path, then
  * the SPLIT_CANDIDATES best paths that avoid its pools (ranked at one chunk's amount and at a hundredth of it),
@@ -30,7 +31,9 @@ const QUICK_SPLIT_CHUNKS = 20;
 /** A candidate set's identity: its paths' pool ids. */
 const setKey = (paths: readonly PathQuote[]) => paths.map((p) => p.hops.map((h) => h.poolId).join('-')).join(',');
 
-const totalOut = (paths: readonly PathQuote[]) => paths.reduce((sum, p) => sum + p.amounts[p.amounts.length - 1]!, 0n);
+/** What paths yield (of `token`, when given: a plan's chains may end in intermediate tokens). */
+const totalOut = (paths: readonly PathQuote[], token?: string) =>
+  paths.reduce((sum, p) => (token === undefined || p.hops.at(-1)!.tokenOut === token ? sum + p.amounts[p.amounts.length - 1]! : sum), 0n);
 
 /** How long equal queries at one graph version share an answer, and how many answers are kept at most. */
 const SHARE_MS = 1_000;
@@ -43,6 +46,7 @@ function dexTokenId(token: TokenId): string {
 
 export class Router {
   private readonly indexes = new Map<DexId, { version: number; index: HopIndex }>();
+  private readonly flows = new Map<DexId, { version: number; flow: FlowGraph }>();
   private readonly shared = new Map<string, { version: number; at: number; answer: Promise<QuoteJson[]> }>();
   private readonly dexes: ReadonlyMap<string, Dex>;
   /** The registry's DEX ids, the ones a query may ask. */
@@ -57,6 +61,15 @@ export class Router {
   ) {
     this.dexes = new Map(registry.map((d) => [d.id, d]));
     this.dexIds = registry.map((d) => d.id);
+  }
+
+  /** The optimal-flow network of a DEX with `routing.flow` (cached per graph version; each warms the next up). */
+  private flowOf(dex: DexId, index: HopIndex): FlowGraph {
+    const cached = this.flows.get(dex);
+    if (cached !== undefined && cached.version === this.graph.version) return cached.flow;
+    const flow = new FlowGraph([...index.from.values()].flat(), cached?.flow);
+    this.flows.set(dex, { version: this.graph.version, flow });
+    return flow;
   }
 
   /** The hop index of a DEX (cached per graph version, unless its hops read the trader). */
@@ -94,9 +107,10 @@ export class Router {
     if (query.amount.mode === 'exact_in') {
       const amountIn = query.amount.amountIn;
       if (limits.exactIn === 0) return null;
-      const top = topPathsExactIn(index, tokenIn, tokenOut, amountIn, limits.exactIn, routing.splits ? SPLIT_CANDIDATES : 1);
+      const top = topPathsExactIn(index, tokenIn, tokenOut, amountIn, limits.exactIn, routing.splits || routing.flow ? SPLIT_CANDIDATES : 1);
       if (top.length === 0) return null;
       paths = [top[0]!];
+      let complements: PathQuote[] = [];
       if (routing.splits) {
         // The best path's complements: the paths that avoid its pools, ranked by what they give for a small share
         // (a path poor alone can be the best place for one): at one chunk and at a hundredth of one, alternately.
@@ -104,7 +118,7 @@ export class Router {
         const probes = [amountIn / BigInt(SPLIT_CHUNKS), amountIn / BigInt(SPLIT_CHUNKS * 100)].filter((p) => p > 0n);
         const avoid = new Set(best.hops.map((h) => h.poolId));
         const [atChunk = [], atSliver = []] = topPathsExactInEach(index, tokenIn, tokenOut, probes, limits.exactIn, SPLIT_CANDIDATES, avoid);
-        const complements = atChunk.flatMap((p, i) => (atSliver[i] === undefined ? [p] : [p, atSliver[i]!]));
+        complements = atChunk.flatMap((p, i) => (atSliver[i] === undefined ? [p] : [p, atSliver[i]!]));
         const sets = [poolDisjoint([best, ...complements, ...top.slice(1)], MAX_SPLIT_PATHS)];
         // The best path's pools may be worth more to two others: the next best paths also lead a set (what is left
         // of the other candidates), and the one whose quick split gives most is split again in full.
@@ -130,13 +144,20 @@ export class Router {
           if (split !== null && totalOut(split) > totalOut(paths)) paths = split;
         }
       }
+      if (routing.flow !== undefined && !routing.hopsNeedTrader) {
+        // The optimal flow over the pools with a curve, seeded with the paths' pools; kept only when it gives more.
+        const seeds = [...top, ...complements, ...paths].flatMap((p) => p.hops.map((h) => h.poolId));
+        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, routing.flow.maxActions, seeds);
+        if (plan !== null && plan.amountOut > totalOut(paths)) paths = plan.chains;
+      }
     } else {
       const path = limits.exactOut > 0 ? bestPathExactOut(index, tokenIn, tokenOut, query.amount.amountOut, limits.exactOut) : null;
       if (path === null) return null;
       paths = [path];
     }
-    const amountIn = paths.reduce((sum, p) => sum + p.amounts[0]!, 0n);
-    return { dex, mode, paths, amountIn, amountOut: totalOut(paths), wrapsInput, unwrapsOutput };
+    // A plan's chains from intermediate tokens spend what earlier chains produced, not the input.
+    const amountIn = paths.reduce((sum, p) => (p.hops[0]!.tokenIn === tokenIn ? sum + p.amounts[0]! : sum), 0n);
+    return { dex, mode, paths, amountIn, amountOut: totalOut(paths, tokenOut), wrapsInput, unwrapsOutput };
   }
 
   /**

@@ -1,12 +1,12 @@
 // AmmA's hops over its pools, exact in only (the spec: AmmA has no exact-output mode). Simple (x·y=k) pools: both
-// directions, spot Y/X. Stable and rated pools (StableSwap, stable-math.ts): a hop for every ordered pair of
+// directions, spot Y/X, and their constant-product curve for the optimal-flow router. Stable and rated pools (StableSwap, stable-math.ts): a hop for every ordered pair of
 // distinct tokens, at the amp factor of `ctx.nowNs` (its ramp end without a time), rated ones only with the rates of
 // AmmA's ledger (`custom_rate_key`, the latest `rates` event); spot is the invariant's analytic derivative. Degen
 // pools are not routed: their prices come from price oracles (`custom_degen_key`) that the indexer does not read,
 // so no exact quote exists for them. Pure.
 import { positive, type Hop, type HopContext, type RoutingPool } from '../dex.ts';
 import { AMM_A_DEX_ID } from './events.ts';
-import { simpleAmountOutQuoter } from './math.ts';
+import { FEE_DIVISOR, simpleAmountOutQuoter } from './math.ts';
 import { prepareStablePool, preparedSpotPrice, quoterOf } from './stable-math.ts';
 import type { StableLikePoolState, TokenRate } from './state.ts';
 
@@ -21,7 +21,15 @@ export function ammAHops(pool: RoutingPool, ctx: HopContext): Hop[] {
   if (!Number.isInteger(fee) || fee < 0 || fee > 10_000) return []; // not a fee the contract allows
   const hop = (tokenIn: string, tokenOut: string, x: bigint, y: bigint): Hop => {
     const quote = simpleAmountOutQuoter(x, y, fee);
-    return { dex: AMM_A_DEX_ID, poolId: pool.poolId, tokenIn, tokenOut, out: (a) => positive(quote(a)), spot: { numerator: y, denominator: x } };
+    return {
+      dex: AMM_A_DEX_ID,
+      poolId: pool.poolId,
+      tokenIn,
+      tokenOut,
+      out: (a) => positive(quote(a)),
+      spot: { numerator: y, denominator: x },
+      curve: { kind: 'constantProduct', reserveIn: x, reserveOut: y, fee: { numerator: BigInt(fee), denominator: FEE_DIVISOR } },
+    };
   };
   return [hop(t0, t1, a0, a1), hop(t1, t0, a1, a0)];
 }

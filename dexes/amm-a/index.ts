@@ -1,11 +1,12 @@
 // AmmA: Ref Finance's classic exchange (`v2.ref-finance.near`): simple, stable and rated pools, routed exact in over
-// up to 3 pools and split across pool-disjoint paths; its rated-token rates live in the event log (`rates` events).
-import { endsOf, type Dex } from '../dex.ts';
+// up to 3 pools and split across pool-disjoint paths, or over its simple pools by the optimal-flow router (a plan
+// of up to AMM_A_MAX_ACTIONS actions); its rated-token rates live in the event log (`rates` events).
+import type { Dex } from '../dex.ts';
 import { outputStorageSteps } from '../instructions.ts';
 import { decodeAmmA } from './decode.ts';
 import { AMM_A_DEX_ID } from './events.ts';
 import { ammAHops, ratesFromPayload } from './hops.ts';
-import { ammASwapCalls } from './instructions.ts';
+import { AMM_A_MAX_ACTIONS, ammASwapCalls } from './instructions.ts';
 import { ammABootstrap } from './bootstrap.ts';
 
 export const ammA: Dex = {
@@ -19,12 +20,13 @@ export const ammA: Dex = {
   routing: {
     maxHops: { exactIn: 3, exactOut: 0 },
     splits: true,
+    flow: { maxActions: AMM_A_MAX_ACTIONS },
     tradesWnear: true,
     hasSlippage: true,
     hops: ammAHops,
-    // The output arrives by ft_transfer; intermediate tokens stay inside the exchange.
-    helperSteps: (route, ctx) => outputStorageSteps(endsOf(route).last.tokenOut, ctx.trader, ctx.registered),
-    // Exact in only: each path sends its part and wants its own worst case.
+    // The output arrives by ft_transfer (the last path ends in it); intermediate tokens stay inside the exchange.
+    helperSteps: (route, ctx) => outputStorageSteps(route.paths.at(-1)!.hops.at(-1)!.tokenOut, ctx.trader, ctx.registered),
+    // Exact in only: each path takes its part and wants its own worst case (0 for a chain ending before the output).
     calls: (route, amounts, ctx) =>
       ammASwapCalls({
         contractId: ctx.contracts.AmmA,

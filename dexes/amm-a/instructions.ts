@@ -8,6 +8,24 @@ import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } 
  * `ft_transfer_call` to the exchange (ref-finance/ref-ui @ 008b884 : src/services/swap.ts, parallelSwapCase and
  * smartRouteSwapCase, up to 2 hops there); @ref-finance/ref-sdk 1.5.0's instantSwap attaches 300 TGas. */
 export const AMM_A_SWAP_GAS = tgas(180);
+
+// Larger plans (the optimal-flow router's) attach what their actions need, from the mainnet receipts of
+// test/fixtures/blocks (ft_on_transfer at v2.ref-finance.near: one action burnt 7.75 TGas, block 151768255; two
+// actions 16.07 TGas, block 81206675, so about 8.3 TGas per action): 9 TGas per action, plus 65 TGas around them
+// (the token's ft_transfer_call and its resolve, 180 − 160.6 TGas forwarded in block 151768255, rounded up to 20;
+// the output's ft_transfer and exchange_callback_post_withdraw, 20 + 20 TGas prepaid in blocks 105089746 and
+// 125229395; 5 for the receipt itself), within one call of at most 300 TGas (NEAR's prepaid gas per transaction).
+export const AMM_A_ACTION_GAS = tgas(9);
+const AMM_A_FIXED_GAS = tgas(65);
+const MAX_CALL_GAS = tgas(300);
+/** The most swap actions one instant swap can carry: 26. */
+export const AMM_A_MAX_ACTIONS = Number((MAX_CALL_GAS - AMM_A_FIXED_GAS) / AMM_A_ACTION_GAS);
+
+/** The gas an instant swap of `actions` actions attaches: 180 TGas, or what more actions need. */
+export function ammASwapGas(actions: number): bigint {
+  const needed = AMM_A_FIXED_GAS + BigInt(actions) * AMM_A_ACTION_GAS;
+  return needed > AMM_A_SWAP_GAS ? needed : AMM_A_SWAP_GAS;
+}
 /** 0.01 NEAR: the exchange's account registration (near-facts.md, inner-balance setup). */
 export const AMM_A_STORAGE_DEPOSIT = 10_000_000_000_000_000_000_000n;
 
@@ -20,16 +38,18 @@ export interface AmmASwapHop {
 /** One chain of actions: its first action takes `amountIn` of the deposit, later ones the previous output. */
 export interface AmmASwapPath {
   hops: readonly AmmASwapHop[];
+  /** What its first action takes from the account: of the deposit, or of a token earlier actions produced. */
   amountIn: bigint;
-  /** The last hop's `min_amount_out`: this path's worst case after slippage. */
+  /** The last hop's `min_amount_out`: this path's worst case after slippage (0 when it ends in an intermediate token). */
   minAmountOut: bigint;
 }
 
 export interface AmmASwap {
   /** The exchange, `DexContracts.AmmA`. */
   contractId: string;
-  /** One path, or several that share no pool (a split): their actions run one after the other in one call, and
-   * the exchange sends back everything the account holds at the end. */
+  /** One path, several that share no pool (a split), or a plan's chains: their actions run one after the other in
+   * one call on the deposit, each drawing on what the account holds, and the exchange sends back everything the
+   * account holds at the end (a plan leaves nothing but the output). */
   paths: readonly AmmASwapPath[];
   referrerId: string | null;
   /** false: a wNEAR output is unwrapped and paid as native NEAR by the exchange. */
@@ -56,12 +76,13 @@ export function ammASwapMsg(swap: AmmASwap): Record<string, unknown> {
   };
 }
 
-/** One `ft_transfer_call` of the paths' total input. */
+/** One `ft_transfer_call` of the input: what the paths starting from the input token take. */
 export function ammASwapCalls(swap: AmmASwap): FunctionCallStep[] {
   const first = swap.paths[0]?.hops[0];
   if (first === undefined) throw new RangeError('AmmA swap: no hop');
-  const total = swap.paths.reduce((sum, p) => sum + p.amountIn, 0n);
-  return [ftTransferCall(first.tokenIn, swap.contractId, total, JSON.stringify(ammASwapMsg(swap)), AMM_A_SWAP_GAS)];
+  const total = swap.paths.reduce((sum, p) => (p.hops[0]!.tokenIn === first.tokenIn ? sum + p.amountIn : sum), 0n);
+  const actions = swap.paths.reduce((sum, p) => sum + p.hops.length, 0);
+  return [ftTransferCall(first.tokenIn, swap.contractId, total, JSON.stringify(ammASwapMsg(swap)), ammASwapGas(actions))];
 }
 
 /** Inner-balance setup: the exchange's `storage_deposit` (0.01 NEAR; not registration_only, so the deposit also

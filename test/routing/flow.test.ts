@@ -1,0 +1,252 @@
+// The optimal-flow router (api/routing/flow/) against the contract's integer math run here, action by action, as
+// ref-exchange runs an instant swap on its virtual account: the dual bound is never beaten, neither by random
+// sequences of actions nor by our plans, over random small pool graphs; plans stay within the action budget, spend
+// every token but the output to the unit, and yield exactly what they quote; end to end, GET /route's AmmA actions
+// replay to the quoted amount.
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FlowGraph } from '../../api/routing/flow/index.ts';
+import { CpmmNetwork } from '../../api/routing/flow/solve.ts';
+import { buildServer } from '../../api/server.ts';
+import { contractsOf } from '../../dexes/contracts.ts';
+import type { RoutePath } from '../../dexes/dex.ts';
+import { ammAHops } from '../../dexes/amm-a/hops.ts';
+import { simpleSwap } from '../../dexes/amm-a/math.ts';
+import { createMigratedDb } from '../harness/db.ts';
+import { BlockWriter, decodedCalls, getRoute } from './helpers.ts';
+
+interface Pool {
+  id: number;
+  tokens: [string, string];
+  amounts: [bigint, bigint];
+  fee: number;
+}
+
+interface Action {
+  poolId: number;
+  tokenIn: string;
+  tokenOut: string;
+  /** null: the previous action's output. */
+  amountIn: bigint | null;
+}
+
+/**
+ * ref-exchange's instant swap: the deposit on a virtual account, each action withdrawing its amount (or the previous
+ * output) and depositing its output, pools updated as it goes. Null when an action takes more than the account holds.
+ */
+function execute(pools: readonly Pool[], deposit: [string, bigint], actions: readonly Action[]): Map<string, bigint> | null {
+  const reserves = new Map(pools.map((p) => [p.id, [...p.amounts]]));
+  const account = new Map<string, bigint>([deposit]);
+  let previous: bigint | null = null;
+  for (const action of actions) {
+    const pool = pools.find((p) => p.id === action.poolId)!;
+    const i = pool.tokens.indexOf(action.tokenIn);
+    const amount = action.amountIn ?? previous!;
+    const held = account.get(action.tokenIn) ?? 0n;
+    if (i < 0 || pool.tokens[1 - i] !== action.tokenOut || amount > held) return null;
+    const r = reserves.get(pool.id)!;
+    const swap = simpleSwap(r[i]!, r[1 - i]!, amount, pool.fee);
+    r[i] = swap.reserveIn;
+    r[1 - i] = swap.reserveOut;
+    account.set(action.tokenIn, held - amount);
+    account.set(action.tokenOut, (account.get(action.tokenOut) ?? 0n) + swap.amountOut);
+    previous = swap.amountOut;
+  }
+  return account;
+}
+
+/** A plan's chains as actions: each chain's first names its amount. */
+const actionsOf = (chains: readonly RoutePath[]): Action[] =>
+  chains.flatMap((c) => c.hops.map((h, i) => ({ poolId: Number(h.poolId), tokenIn: h.tokenIn, tokenOut: h.tokenOut, amountIn: i === 0 ? c.amounts[0]! : null })));
+
+const ctx = { contracts: contractsOf('mainnet'), registrations: null };
+const hopsOf = (pools: readonly Pool[]) =>
+  pools.flatMap((p) =>
+    ammAHops({ dex: 'AmmA', poolId: String(p.id), updatedHeight: 1, state: { kind: 'simple', tokens: [...p.tokens], amounts: [...p.amounts], totalFee: p.fee, exchangeFee: 0, referralFee: 0 } }, ctx),
+  );
+
+/** The dual bound of selling `amountIn` of `tokenIn` for `tokenOut` over `pools`, at the prices the solver finds. */
+function bound(pools: readonly Pool[], tokens: readonly string[], tokenIn: string, tokenOut: string, amountIn: bigint): number {
+  const at = (t: string) => tokens.indexOf(t);
+  const network = new CpmmNetwork(
+    tokens.length,
+    pools.map((p) => ({ a: at(p.tokens[0]), b: at(p.tokens[1]), ra: Number(p.amounts[0]), rb: Number(p.amounts[1]), gamma: (10_000 - p.fee) / 10_000 })),
+  );
+  const s = new Float64Array(tokens.length).fill(1);
+  const query = { tokenIn: at(tokenIn), amountIn: Number(amountIn), fixed: at(tokenOut) };
+  network.solve(s, query, undefined, 500);
+  return network.dual(s, query);
+}
+
+const TOKENS = ['t0.near', 't1.near', 't2.near', 't3.near', 't4.near'];
+
+/** Random graphs of 3..5 tokens and 2..9 pools, reserves 10^3..10^24, fees of the contract's common tiers. */
+const graphs = fc
+  .integer({ min: 3, max: 5 })
+  .chain((n) =>
+    fc.record({
+      tokens: fc.constant(TOKENS.slice(0, n)),
+      pools: fc.array(
+        fc.record({
+          pair: fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 1, max: n - 1 })),
+          amounts: fc.tuple(fc.integer({ min: 3, max: 24 }), fc.integer({ min: 1, max: 9 }), fc.integer({ min: 3, max: 24 }), fc.integer({ min: 1, max: 9 })),
+          fee: fc.constantFrom(0, 1, 5, 20, 25, 30, 100, 300),
+        }),
+        { minLength: 2, maxLength: 9 },
+      ),
+      pair: fc.tuple(fc.integer({ min: 0, max: n - 1 }), fc.integer({ min: 1, max: n - 1 })),
+      amount: fc.tuple(fc.integer({ min: 0, max: 24 }), fc.integer({ min: 1, max: 9 })),
+    }),
+  )
+  .map(({ tokens, pools, pair, amount }) => ({
+    tokens,
+    pools: pools.map(
+      (p, id): Pool => ({
+        id,
+        tokens: [tokens[p.pair[0]]!, tokens[(p.pair[0] + p.pair[1]) % tokens.length]!],
+        amounts: [BigInt(p.amounts[1]) * 10n ** BigInt(p.amounts[0]), BigInt(p.amounts[3]) * 10n ** BigInt(p.amounts[2])],
+        fee: p.fee,
+      }),
+    ),
+    tokenIn: tokens[pair[0]]!,
+    tokenOut: tokens[(pair[0] + pair[1]) % tokens.length]!,
+    amountIn: BigInt(amount[1]) * 10n ** BigInt(amount[0]),
+  }));
+
+// The bound holds in exact arithmetic; its floating-point evaluation is within 10^-14 of that, hence the slack.
+const SLACK = 1 + 1e-9;
+
+describe('the dual bound and the optimal-flow plans, over random pool graphs', () => {
+  it('no sequence of actions yields more than the bound (whatever it leaves of the other tokens)', () => {
+    // Often all of a balance, so that some sequences are single paths close to the optimum (where a wrong bound shows).
+    const share = fc.oneof(fc.constant(1000), fc.integer({ min: 1, max: 1000 }));
+    const moves = fc.array(fc.tuple(fc.nat(), fc.boolean(), share), { maxLength: 12 });
+    fc.assert(
+      fc.property(graphs, moves, ({ tokens, pools, tokenIn, tokenOut, amountIn }, steps) => {
+        // Each step sends a share (1..1000 per mille) of what the account holds of a pool's token through it.
+        const actions: Action[] = [];
+        let account: Map<string, bigint> | null = new Map([[tokenIn, amountIn]]);
+        for (const [k, forward, perMille] of steps) {
+          const pool = pools[k % pools.length]!;
+          const [from, to] = forward ? pool.tokens : [pool.tokens[1], pool.tokens[0]];
+          const amount = ((account!.get(from) ?? 0n) * BigInt(perMille)) / 1000n;
+          if (amount === 0n) continue;
+          actions.push({ poolId: pool.id, tokenIn: from, tokenOut: to, amountIn: amount });
+          account = execute(pools, [tokenIn, amountIn], actions);
+          expect(account).not.toBeNull();
+        }
+        const out = account!.get(tokenOut) ?? 0n;
+        expect(Number(out)).toBeLessThanOrEqual(bound(pools, tokens, tokenIn, tokenOut, amountIn) * SLACK);
+      }),
+      { numRuns: 300, seed: 20 },
+    );
+  });
+
+  it('plans stay within the action budget, spend every token but the output, replay exactly and stay within the bound', () => {
+    let planned = 0;
+    fc.assert(
+      fc.property(graphs, fc.integer({ min: 1, max: 26 }), ({ tokens, pools, tokenIn, tokenOut, amountIn }, maxActions) => {
+        const flow = new FlowGraph(hopsOf(pools));
+        const plan = flow.route(tokenIn, tokenOut, amountIn, maxActions, pools.map((p) => String(p.id)));
+        if (plan === null) return;
+        planned++;
+        const actions = actionsOf(plan.chains);
+        expect(actions.length).toBe(plan.actions);
+        expect(plan.actions).toBeLessThanOrEqual(maxActions);
+        // No pool twice: the bound's trade set is one trade per pool.
+        expect(new Set(actions.map((a) => a.poolId)).size).toBe(actions.length);
+        const account = execute(pools, [tokenIn, amountIn], actions);
+        expect(account).not.toBeNull();
+        expect([...account!].filter(([t, v]) => t !== tokenOut && v !== 0n)).toEqual([]);
+        expect(account!.get(tokenOut)).toBe(plan.amountOut);
+        expect(Number(plan.amountOut)).toBeLessThanOrEqual(bound(pools, tokens, tokenIn, tokenOut, amountIn) * SLACK);
+      }),
+      { numRuns: 300, seed: 21 },
+    );
+    // Most random graphs connect the pair: the property was exercised.
+    expect(planned).toBeGreaterThan(100);
+  });
+
+  it('the same network and query give the same plan', () => {
+    const pools: Pool[] = [
+      { id: 1, tokens: ['t0.near', 't1.near'], amounts: [10n ** 12n, 2n * 10n ** 12n], fee: 30 },
+      { id: 2, tokens: ['t0.near', 't1.near'], amounts: [4n * 10n ** 11n, 9n * 10n ** 11n], fee: 5 },
+      { id: 3, tokens: ['t1.near', 't2.near'], amounts: [5n * 10n ** 12n, 10n ** 12n], fee: 25 },
+      { id: 4, tokens: ['t0.near', 't2.near'], amounts: [10n ** 11n, 2n * 10n ** 10n], fee: 30 },
+    ];
+    // Each run builds its own hops: the plans are compared as the actions they send.
+    const plans = [0, 1].map(() => new FlowGraph(hopsOf(pools)).route('t0.near', 't2.near', 10n ** 11n, 26, ['1', '3', '4']));
+    expect(plans[0]).not.toBeNull();
+    expect(actionsOf(plans[1]!.chains)).toEqual(actionsOf(plans[0]!.chains));
+    expect(actionsOf(plans[0]!.chains).length).toBeGreaterThan(1);
+  });
+});
+
+describe('GET /route with the optimal-flow plan', () => {
+  const REF = 'v2.ref-finance.near';
+  const TGAS = 1_000_000_000_000;
+  // alpha -> beta through two shallow pools, beta -> gamma through one deep pool: pool-disjoint paths can use only
+  // one of the shallow pools before the deep one, a plan merges both into it.
+  const pools: Pool[] = [
+    { id: 1, tokens: ['alpha.near', 'beta.near'], amounts: [1_000_000n, 1_000_000n], fee: 30 },
+    { id: 2, tokens: ['alpha.near', 'beta.near'], amounts: [1_000_000n, 1_000_000n], fee: 30 },
+    { id: 3, tokens: ['beta.near', 'gamma.near'], amounts: [100_000_000n, 100_000_000n], fee: 30 },
+  ];
+  let app: FastifyInstance;
+
+  beforeAll(async () => {
+    const db = await createMigratedDb();
+    await new BlockWriter(db).write(
+      pools.map((p) => ({
+        dex: 'AmmA' as const,
+        contractId: REF,
+        poolId: p.id,
+        state: { kind: 'simple', tokens: [...p.tokens], amounts: [...p.amounts], totalFee: p.fee, exchangeFee: 0, referralFee: 0 },
+      })),
+    );
+    app = await buildServer({ db, logLevel: 'silent' });
+    await app.ready();
+  });
+  afterAll(() => app?.close());
+
+  const params = { token_in: 'alpha.near', token_out: 'gamma.near', amount_in: '200000', max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.01', dexes: 'AmmA' };
+
+  it('merges two pools into a third, and its actions replay on the deposit to the quoted amount', async () => {
+    const res = await getRoute(app, params);
+    expect(res.status).toBe(200);
+    const [quote] = res.json();
+    const [receiver, method, args, gas] = decodedCalls(quote!)[0]!;
+    expect([receiver, method]).toEqual(['alpha.near', 'ft_transfer_call']);
+    const { amount, msg } = args as { amount: string; msg: string };
+    expect(amount).toBe('200000');
+    const { actions } = JSON.parse(msg) as { actions: { pool_id: number; token_in: string; token_out: string; amount_in?: string; min_amount_out: string }[] };
+    // Both shallow pools, then the deep one with their sum: three actions, the last naming its amount.
+    expect(actions.map((a) => [a.pool_id, a.token_in, a.token_out])).toEqual([
+      [1, 'alpha.near', 'beta.near'],
+      [2, 'alpha.near', 'beta.near'],
+      [3, 'beta.near', 'gamma.near'],
+    ]);
+    const replayed = execute(
+      pools,
+      ['alpha.near', 200_000n],
+      actions.map((a) => ({ poolId: a.pool_id, tokenIn: a.token_in, tokenOut: a.token_out, amountIn: a.amount_in === undefined ? null : BigInt(a.amount_in) })),
+    );
+    expect([...replayed!].filter(([t, v]) => t !== 'gamma.near' && v !== 0n)).toEqual([]);
+    const out = replayed!.get('gamma.near')!;
+    expect(quote!.estimated_amount).toEqual({ amount_out: out.toString() });
+    // Only the action paying the output asks for the worst case (1% below); the others for nothing.
+    expect(actions.map((a) => a.min_amount_out)).toEqual(['0', '0', ((out * 99n) / 100n).toString()]);
+    expect(gas).toBe(180 * TGAS);
+    // More than the best single path: 200 000 alpha through one shallow pool, then the deep one.
+    const single = execute(pools, ['alpha.near', 200_000n], [
+      { poolId: 1, tokenIn: 'alpha.near', tokenOut: 'beta.near', amountIn: 200_000n },
+      { poolId: 3, tokenIn: 'beta.near', tokenOut: 'gamma.near', amountIn: null },
+    ])!.get('gamma.near')!;
+    expect(out).toBeGreaterThan(single);
+  });
+
+  it('answers the same bytes to the same query', async () => {
+    expect((await getRoute(app, params)).body).toBe((await getRoute(app, params)).body);
+  });
+});
