@@ -1,0 +1,58 @@
+// Numbers as people read them: token amounts from integer strings and decimals, USD from exact decimal strings.
+
+/** An integer amount in the smallest unit -> a decimal text with at most `digits` significant digits. */
+export function units(amount: string, decimals: number | null | undefined, digits = 6): string {
+  if (decimals === null || decimals === undefined) return amount;
+  const negative = amount.startsWith('-');
+  const raw = (negative ? amount.slice(1) : amount).padStart(decimals + 1, '0');
+  const whole = raw.slice(0, raw.length - decimals);
+  const fraction = raw.slice(raw.length - decimals);
+  return (negative ? '-' : '') + decimal(`${whole}.${fraction}`, digits);
+}
+
+/** A decimal text rounded to `digits` significant digits (whole digits are kept), with thousands separators. */
+export function decimal(text: string, digits = 6): string {
+  const value = Number(text);
+  if (!Number.isFinite(value)) return text;
+  const abs = Math.abs(value);
+  if (abs === 0) return '0';
+  if (abs >= 1e15) return value.toExponential(3);
+  const maximumFractionDigits = abs >= 1 ? Math.max(0, digits - Math.floor(Math.log10(abs)) - 1) : Math.min(20, digits - Math.floor(Math.log10(abs)) - 1);
+  return value.toLocaleString('en-US', { maximumFractionDigits });
+}
+
+export function usd(text: string | number | null | undefined, digits = 6): string {
+  if (text === null || text === undefined) return '-';
+  const value = Number(text);
+  if (Math.abs(value) >= 1_000_000) return `$${(value / 1_000_000).toLocaleString('en-US', { maximumFractionDigits: 2 })}M`;
+  if (Math.abs(value) >= 10_000) return `$${Math.round(value).toLocaleString('en-US')}`;
+  return `$${decimal(String(text), digits)}`;
+}
+
+/** A fraction (0.05) as a signed percentage (+5.00%). */
+export function percent(fraction: string | number | null | undefined): string {
+  if (fraction === null || fraction === undefined) return '-';
+  const value = Number(fraction) * 100;
+  return `${value > 0 ? '+' : ''}${value.toFixed(2)}%`;
+}
+
+export function changeClass(fraction: string | number | null | undefined): string {
+  const value = Number(fraction ?? 0);
+  return value > 0 ? 'up' : value < 0 ? 'down' : '';
+}
+
+export function time(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+/** yoctoNEAR -> NEAR. */
+export const near = (yocto: string, digits = 6) => units(yocto, 24, digits);
+
+/** A human amount ("1.5") -> the smallest unit's integer string, or null. */
+export function toUnits(text: string, decimals: number): string | null {
+  const match = /^\s*(\d*)(?:\.(\d*))?\s*$/.exec(text);
+  if (!match || (match[1] === '' && (match[2] ?? '') === '')) return null;
+  const fraction = (match[2] ?? '').slice(0, decimals).padEnd(decimals, '0');
+  const value = BigInt((match[1] || '0') + fraction);
+  return value > 0n ? value.toString() : null;
+}
