@@ -1,5 +1,6 @@
 // The `dexlake` command. Every subcommand reads its settings through config.ts (flags win over environment
-// variables); a bad value ends the program with one line and exit code 2.
+// variables); a bad value, an unknown option or command ends the program with exit code 2.
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 // Command modules load lazily, so `--help` and config errors answer without loading the server stack.
 import { ConfigError, loadConfig, settings, type Config, type SettingName } from './config.ts';
@@ -32,9 +33,16 @@ function configOf(command: Command, names: SettingName[]): Config {
   return loadConfig(process.env, flags);
 }
 
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+// Settings given to the program before its commands are made are inherited by them. Bad usage (an unknown option
+// or command, a missing argument) is, like a bad value, a line naming it and exit code 2.
 const program = new Command('dexlake')
   .description('Swap routing and token data for NEAR, on an event-sourced indexer over PostgreSQL')
-  .showHelpAfterError()
+  .version(version, '-V, --version', 'print the version and exit')
+  .configureOutput({ outputError: (text, write) => write(`dexlake: ${text.replace(/^error: /, '')}`) })
+  .showHelpAfterError("(dexlake --help lists the commands, dexlake COMMAND --help a command's options)")
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2))
   .enablePositionalOptions();
 
 const all = [...commonSettings, ...apiSettings, ...indexerSettings];

@@ -2,7 +2,7 @@
 // a dying child, and the orphans of a killed run.
 import { randomBytes } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -131,6 +131,29 @@ describe('dexlake command line', () => {
     const running = runDexlake(['serve', '--log-level', 'loud']);
     expect((await running.exited).code).toBe(2);
     expect(running.output()).toBe('dexlake: invalid --log-level="loud": expected one of fatal, error, warn, info, debug, trace, silent\n');
+  });
+
+  it('stops with exit code 2 and a line naming it on an unknown option or command, or a missing value', async () => {
+    const hint = "(dexlake --help lists the commands, dexlake COMMAND --help a command's options)\n";
+    for (const [args, line] of [
+      [['--bogus'], "dexlake: unknown option '--bogus'\n"],
+      [['serve', '--bogus'], "dexlake: unknown option '--bogus'\n"],
+      [['frobnicate'], "dexlake: unknown command 'frobnicate'\n"],
+      [['serve', '--port'], "dexlake: option '--port <value>' argument missing\n"],
+    ] as const) {
+      const running = runDexlake([...args]);
+      expect((await running.exited).code, args.join(' ')).toBe(2);
+      expect(running.output(), args.join(' ')).toBe(line + hint);
+    }
+  });
+
+  it('prints its version with --version', async () => {
+    const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const running = runDexlake([flag]);
+      expect((await running.exited).code).toBe(0);
+      expect(running.output()).toBe(`${version}\n`);
+    }
   });
 });
 
