@@ -122,15 +122,6 @@ export class CpmmNetwork {
     return null;
   }
 
-  /** What pool i would pay an arbitrageur at s (its term of F): how much it adds to the optimum, to first order. */
-  surplus(i: number, s: Float64Array): number {
-    const p = this.pools[i]!;
-    const h1 = this.cb[i]! * s[p.b]! - this.ka[i]! * s[p.a]!;
-    if (h1 > 0) return h1 * h1;
-    const h2 = this.ca[i]! * s[p.a]! - this.kb[i]! * s[p.b]!;
-    return h2 > 0 ? h2 * h2 : 0;
-  }
-
   /** Every trading pool's trade at s, in pool order. */
   trades(s: Float64Array, excluded?: Uint8Array): PoolTrade[] {
     const out: PoolTrade[] = [];
