@@ -13,6 +13,7 @@ import { contractsOf } from '../../dexes/contracts.ts';
 import type { RoutePath } from '../../dexes/dex.ts';
 import { ammAHops } from '../../dexes/amm-a/hops.ts';
 import { simpleSwap } from '../../dexes/amm-a/math.ts';
+import { AMM_A_MAX_ACTIONS, ammASwapGas } from '../../dexes/amm-a/instructions.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { BlockWriter, decodedCalls, getRoute } from './helpers.ts';
 
@@ -180,6 +181,82 @@ describe('the dual bound and the optimal-flow plans, over random pool graphs', (
     expect(plans[0]).not.toBeNull();
     expect(actionsOf(plans[1]!.chains)).toEqual(actionsOf(plans[0]!.chains));
     expect(actionsOf(plans[0]!.chains).length).toBeGreaterThan(1);
+  });
+});
+
+describe('the closed forms', () => {
+  // Reserves 10^3..10^24, fees of 0..3%, prices 10^-6..10^6 of each other.
+  const pool = fc.record({
+    ra: fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 3, max: 24 })).map(([m, e]) => m * 10 ** e),
+    rb: fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 3, max: 24 })).map(([m, e]) => m * 10 ** e),
+    fee: fc.constantFrom(0, 1, 5, 20, 25, 30, 100, 300),
+    nuA: fc.integer({ min: -6, max: 6 }).map((e) => 10 ** e),
+    nuB: fc.integer({ min: -6, max: 6 }).map((e) => 10 ** e),
+  });
+
+  it("a pool's arbitrage trade and its payout match a brute-force search over the amount", () => {
+    fc.assert(
+      fc.property(pool, fc.boolean(), ({ ra, rb, fee, nuA, nuB }, aToB) => {
+        const gamma = (10_000 - fee) / 10_000;
+        const network = new CpmmNetwork(2, [{ a: 0, b: 1, ra, rb, gamma }]);
+        const s = Float64Array.from([Math.sqrt(nuA), Math.sqrt(nuB)]);
+        // Selling x for y at prices (nuX, nuY): profit nuY·out(amount) − nuX·amount, concave in the amount.
+        const [rx, ry, nuX, nuY] = aToB ? [ra, rb, nuA, nuB] : [rb, ra, nuB, nuA];
+        const profit = (amount: number) => (nuY * gamma * amount * ry) / (rx + gamma * amount) - nuX * amount;
+        let lo = 0;
+        let hi = 1e18 * rx; // beyond any optimum here (reserve and price ratios below 10^22 and 10^12)
+        for (let k = 0; k < 400; k++) {
+          const m1 = lo + (hi - lo) / 3;
+          const m2 = hi - (hi - lo) / 3;
+          if (profit(m1) < profit(m2)) lo = m1;
+          else hi = m2;
+        }
+        const best = Math.max(0, profit((lo + hi) / 2));
+        const trade = network.trade(0, s);
+        const directed = trade !== null && trade.direction === (aToB ? 1 : -1) ? trade : null;
+        if (best <= 1e-9 * nuY * ry) {
+          // No profitable trade this way (up to the search's resolution): none, or a negligible one.
+          if (directed !== null) expect(profit(directed.amountIn)).toBeLessThanOrEqual(1e-9 * nuY * ry);
+          return;
+        }
+        expect(directed).not.toBeNull();
+        // The trade's output is the curve's, and it earns what the best amount earns.
+        expect(directed!.amountOut).toBeCloseTo((gamma * directed!.amountIn * ry) / (rx + gamma * directed!.amountIn), -Math.log10(ry * 1e-9));
+        expect(Math.abs(profit(directed!.amountIn) - best)).toBeLessThanOrEqual(1e-6 * best);
+        // The dual's term of the pool is that payout (the arbitrage problem: no input).
+        const payout = network.dual(s, { tokenIn: null, amountIn: 0 });
+        expect(Math.abs(payout - best)).toBeLessThanOrEqual(1e-6 * best);
+      }),
+      { numRuns: 500, seed: 22 },
+    );
+  });
+
+  it('the bound is the known optimum: one pool, and two parallel pools at one price (one pool of their sums)', () => {
+    fc.assert(
+      fc.property(pool, fc.integer({ min: 1, max: 9 }), fc.integer({ min: -6, max: 1 }), ({ ra, rb, fee }, k, e) => {
+        const gamma = (10_000 - fee) / 10_000;
+        const amount = ra * 10 ** e;
+        const one = (x: number, y: number) => (gamma * amount * y) / (x + gamma * amount);
+        const solved = (pools: { ra: number; rb: number }[]) => {
+          const network = new CpmmNetwork(2, pools.map((p) => ({ a: 0, b: 1, ...p, gamma })));
+          const s = Float64Array.from([1, 1]);
+          const query = { tokenIn: 0, amountIn: amount, fixed: 1 };
+          network.solve(s, query, undefined, 500);
+          return network.dual(s, query);
+        };
+        expect(Math.abs(solved([{ ra, rb }]) / one(ra, rb) - 1)).toBeLessThanOrEqual(1e-9);
+        // A second pool k times the first's size, at its price.
+        expect(Math.abs(solved([{ ra, rb }, { ra: k * ra, rb: k * rb }]) / one((k + 1) * ra, (k + 1) * rb) - 1)).toBeLessThanOrEqual(1e-9);
+      }),
+      { numRuns: 300, seed: 23 },
+    );
+  });
+
+  it("the action budget is what one transaction's 300 TGas carries", () => {
+    const TGAS = 10n ** 12n;
+    expect(ammASwapGas(1)).toBe(180n * TGAS);
+    expect(ammASwapGas(AMM_A_MAX_ACTIONS)).toBeLessThanOrEqual(300n * TGAS);
+    expect(ammASwapGas(AMM_A_MAX_ACTIONS + 1)).toBeGreaterThan(300n * TGAS);
   });
 });
 
