@@ -5,7 +5,7 @@
 // order, and follows /route/subscribe; at phone width nothing overflows the page.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { usd } from '../../web/src/format.ts';
+import { near, usd } from '../../web/src/format.ts';
 import { launchChromium } from '../harness/browser.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { startSite, type Site } from '../harness/site.ts';
@@ -27,6 +27,15 @@ afterAll(async () => {
   await browser?.close();
   await site?.close();
 });
+
+/** Each page, and what shows it is rendered. */
+const PAGES = [
+  ['#/', 'table.tokens tbody tr'],
+  ['#/token/wrap.near', 'table.holders tbody tr'],
+  ['#/account/alice.near', 'table.activity tbody tr td:nth-child(3)'],
+  ['#/route?token_in=near&token_out=usdt.tether-token.near&amount=100&mode=amount_in&max_wait_ms=0&slippage_type=Fixed&slippage=0.005', 'li.quote'],
+  ['#/indexer', 'table.dexes tbody tr'],
+] as const;
 
 const api = async (path: string) => (await fetch(`${site.url}${path}`)).json() as Promise<Record<string, any>>;
 const texts = (selector: string) => page.locator(selector).allTextContents();
@@ -83,6 +92,24 @@ describe('the explorer', () => {
     expect(await texts('table.holders tbody tr td:nth-child(2)')).toEqual(holders.rows.map((r: { account_id: string }) => r.account_id));
   });
 
+  it('token page: trades and transfers update live as blocks are indexed', async () => {
+    await page.goto(`${site.url}/#/token/wrap.near`);
+    await page.waitForSelector('table.trades tbody tr td:nth-child(6)');
+    const before = await api('/trades?token=wrap.near&limit=25');
+    const transfersBefore = await api('/transfers?token=wrap.near&limit=25');
+    await site.ingestTo(360);
+    const trades = await api('/trades?token=wrap.near&limit=25&fields=trader');
+    const transfers = await api('/transfers?token=wrap.near&limit=25&fields=from,to');
+    // Blocks 341..360 traded wNEAR: the lists the page shows now differ from the ones it first showed.
+    expect(trades.latest_id).not.toBe(before.latest_id);
+    expect(transfers.latest_id).not.toBe(transfersBefore.latest_id);
+    await page.waitForFunction((want) => JSON.stringify([...document.querySelectorAll('table.trades tbody td:nth-child(5)')].map((td) => td.textContent)) === JSON.stringify(want), trades.rows.map((r: { trader: string }) => r.trader));
+    await page.waitForFunction(
+      (want) => JSON.stringify([...document.querySelectorAll('table.transfers tbody tr')].map((tr) => [tr.children[1]!.textContent, tr.children[2]!.textContent])) === JSON.stringify(want),
+      transfers.rows.map((r: { from: string | null; to: string | null }) => [r.from ?? 'mint', r.to ?? 'burn']),
+    );
+  });
+
   it('account page: balances with USD values, positions, activity', async () => {
     await page.goto(`${site.url}/#/account/alice.near`);
     await page.waitForSelector('table.activity tbody tr td:nth-child(3)');
@@ -109,6 +136,11 @@ describe('the explorer', () => {
     const first = page.locator('li.quote').first();
     expect(await first.locator('.action code').first().textContent()).toBe(call.method_name);
     expect(JSON.parse((await first.locator('.action pre').first().textContent())!)).toEqual(JSON.parse(Buffer.from(call.args, 'base64').toString()));
+    expect(await first.locator('.action p').first().textContent()).toBe(`${call.method_name} · gas ${(Number(call.gas) / 1e12).toFixed(0)} TGas · deposit ${near(call.deposit)} NEAR`);
+    // Why it ranks where it does: its gas and storage costs, and its amount net of them.
+    const why = await first.locator('.why').textContent();
+    expect(why).toContain(`Gas ${near(quotes[0]!.estimated_max_gas_cost)} NEAR + storage ${near(quotes[0]!.storage_deposits)} NEAR`);
+    expect(why).toMatch(/net of costs \$/);
 
     // Live: the same query on /route/subscribe; blocks that move the pools bring new quotes.
     await page.check('#f-live');
@@ -133,13 +165,74 @@ describe('the explorer', () => {
   it('at phone width every page fits the screen (wide tables scroll within themselves)', async () => {
     const phone = await browser.newPage({ viewport: { width: 360, height: 740 } });
     try {
-      for (const [hash, ready] of [['#/', 'table.tokens tbody tr'], ['#/token/wrap.near', '.chart canvas'], ['#/account/alice.near', 'table.balances tbody tr'], ['#/route', 'form'], ['#/indexer', 'table.dexes tbody tr']]) {
+      for (const [hash, ready] of PAGES) {
         await phone.goto(`${site.url}/${hash}`);
         await phone.waitForSelector(ready!);
         expect(await phone.evaluate(() => document.documentElement.scrollWidth), hash).toBeLessThanOrEqual(360);
       }
     } finally {
       await phone.close();
+    }
+  });
+
+  it('accessible: every control is named, text contrast is at least 4.5:1 (WCAG AA), the skip link works from the keyboard', async () => {
+    const a11y = await browser.newPage({ viewport: { width: 1280, height: 900 }, reducedMotion: 'reduce' });
+    try {
+      for (const [hash, ready] of PAGES) {
+        await a11y.goto(`${site.url}/${hash}`);
+        await a11y.waitForSelector(ready);
+        const unnamed = await a11y.evaluate(() =>
+          [...document.querySelectorAll<HTMLElement>('a[href], button, input, select, summary')]
+            .filter((el) => {
+              const labels = (el as HTMLInputElement).labels;
+              const name = [...(labels ?? [])].map((l) => l.textContent).join('') || el.getAttribute('aria-label') || el.textContent || el.getAttribute('title') || '';
+              return name.trim() === '';
+            })
+            .map((el) => el.outerHTML.slice(0, 100)),
+        );
+        expect(unnamed, hash).toEqual([]);
+        // Every element with text of its own: its color against the background it is drawn on (the first opaque one
+        // among it and its ancestors, with the translucent ones between blended over it).
+        const failures = await a11y.evaluate(() => {
+          const rgba = (css: string) => {
+            const [r = 0, g = 0, b = 0, a = 1] = (css.match(/[\d.]+/g) ?? []).map(Number);
+            return { r, g, b, a: css.startsWith('rgba') ? a : 1 };
+          };
+          const luminance = (c: { r: number; g: number; b: number }) => {
+            const f = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+            return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
+          };
+          const out: string[] = [];
+          for (const el of document.querySelectorAll<HTMLElement>('body *')) {
+            const own = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.trim() !== '');
+            if (!own || el.getClientRects().length === 0 || el.closest('.visually-hidden, .skip')) continue;
+            const layers: Array<ReturnType<typeof rgba>> = [];
+            for (let at: Element | null = el; at; at = at.parentElement) {
+              const bg = rgba(getComputedStyle(at).backgroundColor);
+              if (bg.a > 0) layers.push(bg);
+              if (bg.a === 1) break;
+            }
+            let back = { r: 255, g: 255, b: 255 };
+            for (const layer of layers.reverse()) back = { r: layer.r * layer.a + back.r * (1 - layer.a), g: layer.g * layer.a + back.g * (1 - layer.a), b: layer.b * layer.a + back.b * (1 - layer.a) };
+            const [light, dark] = [luminance(rgba(getComputedStyle(el).color)), luminance(back)].sort((x, y) => y - x) as [number, number];
+            const ratio = (light + 0.05) / (dark + 0.05);
+            if (ratio < 4.5) out.push(`${el.tagName.toLowerCase()}.${el.className} "${el.textContent!.trim().slice(0, 30)}": ${ratio.toFixed(2)}`);
+          }
+          return out;
+        });
+        expect(failures, hash).toEqual([]);
+      }
+
+      // The first Tab reaches the skip link; Enter moves the focus to the page's content and leaves the page shown.
+      await a11y.goto(`${site.url}/#/indexer`);
+      await a11y.waitForSelector('table.dexes tbody tr');
+      await a11y.keyboard.press('Tab');
+      expect(await a11y.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+      await a11y.keyboard.press('Enter');
+      expect(await a11y.evaluate(() => document.activeElement?.id)).toBe('main');
+      expect(await a11y.locator('h1').textContent()).toBe('Indexer');
+    } finally {
+      await a11y.close();
     }
   });
 });

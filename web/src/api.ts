@@ -9,6 +9,9 @@ export const api = createClient<paths>({
   baseUrl: location.origin,
   // Lists go comma-separated (`fields=a,b`), as the api reads them.
   querySerializer: { array: { style: 'form', explode: false } },
+  // The pages read again when a push says a block changed something: the browser must not answer from its own
+  // cache (the api allows 1 s), or a push that comes within that second shows the old answer.
+  cache: 'no-cache',
 });
 
 export class ApiFailure extends Error {}

@@ -45,6 +45,12 @@ function show(): void {
   fill(main, h('h1', {}, 'Not found'), h('p', {}, h('a', { href: '#/' }, 'Back to the tokens')));
 }
 
+// The skip link moves the focus to the content without touching the hash (which names the page).
+document.querySelector('a.skip')!.addEventListener('click', (event) => {
+  event.preventDefault();
+  main.focus();
+});
+
 window.addEventListener('hashchange', () => {
   show();
   main.focus({ preventScroll: true });
