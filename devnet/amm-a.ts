@@ -130,6 +130,11 @@ export class AmmADevnet implements DevnetDex {
     }
     // One swap in ten asks for more than the pools give: the receipt fails after logging its hops.
     const minOut = rng.chance(0.1) ? expected + 1n : (expected * 99n) / 100n;
+    this.swap(world, trader, path, amountIn, minOut);
+  }
+
+  /** An instant swap along `path`: `ft_transfer_call` of `amountIn` with the swap actions; below `minOut` it fails. */
+  swap(world: World, trader: string, path: AmmAHop[], amountIn: bigint, minOut: bigint): void {
     const msg = JSON.stringify({
       force: 0,
       actions: path.map((hop, i) => ({
@@ -141,7 +146,7 @@ export class AmmADevnet implements DevnetDex {
       })),
       skip_unwrap_near: true,
     });
-    tokens.transferCall(trader, tokenIn, world.contracts.AmmA, amountIn, msg, (r) => this.instantSwap(world, r, trader, path, amountIn, minOut));
+    world.tokens.transferCall(trader, path[0]!.tokenIn, world.contracts.AmmA, amountIn, msg, (r) => this.instantSwap(world, r, trader, path, amountIn, minOut));
   }
 
   /** The exchange's views, answered from the pools now (the state after the devnet's latest block). */

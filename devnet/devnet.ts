@@ -4,6 +4,7 @@
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import type { RawJson } from '../near/lake-json.ts';
 import { AmmADevnet } from './amm-a.ts';
+import { Arbitrage } from './arbitrage.ts';
 import { AmmDclADevnet, devnetDclPools } from './amm-dcl-a.ts';
 import { AmmCDevnet } from './amm-c.ts';
 import { Chain } from './chain.ts';
@@ -45,6 +46,8 @@ export interface DevnetOptions {
   /** Keep every executed hop in `trades` (tests); off for a long-running devnet. */
   recordTrades?: boolean;
   wallets?: number;
+  /** The arbitrage trader that keeps AmmA's and AmmC's pools at the market's prices (arbitrage.ts); default on. */
+  arbitrage?: boolean;
 }
 
 /** The lines the devnet's trickle logs: one per contract whose decoder reports what it cannot read. */
@@ -64,6 +67,7 @@ export class Devnet {
   readonly world: World;
   readonly dexes: DevnetDex[];
   private readonly trickle: Rng;
+  readonly arbitrage: Arbitrage | null;
 
   constructor(options: DevnetOptions = {}) {
     const seed = options.seed ?? 'dexlake';
@@ -85,17 +89,22 @@ export class Devnet {
       // A stable pool of its own tokens (no other pool holds them, so no route elsewhere changes): liquidity only.
       { tokens: [DAI, USDC_E], liquidity: [1_000_000n, 1_000_000n], fee: 5, amp: 240n },
     ]);
+    const wrap = new WrapDevnet();
+    const ammC = new AmmCDevnet([
+      { type: 'public', tokens: ['near', USDT], liquidity: [100_000n, 500_000n], poolFee: 2_000 },
+      { type: 'public', tokens: ['near', REF], liquidity: [20_000n, 1_000_000n], poolFee: 3_000 },
+      { type: 'private', tokens: [USDT, USDC], liquidity: [200_000n, 200_000n], poolFee: 100 },
+      // A launch pool: 300 NEAR of phantom liquidity (v1's) against SLIME's whole supply.
+      { type: 'launch', tokens: ['near', SLIME.contractId], liquidity: [300n, 1_000_000_000n], poolFee: 5_000, communityFee: 2_000, launched: SLIME },
+    ]);
+    // The market's prices are the genesis pools' prices: NEAR $5, REF 0.02 NEAR, AURORA 0.025 NEAR.
+    const prices = { near: 5, [wnear]: 5, [USDT]: 1, [USDC]: 1, [REF]: 0.1, [AURORA]: 0.125 };
+    this.arbitrage = options.arbitrage === false ? null : new Arbitrage(seed, { wrap, ammA, ammC }, prices);
     this.dexes = [
-      new WrapDevnet(),
+      wrap,
       ammA,
       new AmmDclADevnet(devnetDclPools({ wnear, usdt: USDT, usdc: USDC, ref: REF })),
-      new AmmCDevnet([
-        { type: 'public', tokens: ['near', USDT], liquidity: [100_000n, 500_000n], poolFee: 2_000 },
-        { type: 'public', tokens: ['near', REF], liquidity: [20_000n, 1_000_000n], poolFee: 3_000 },
-        { type: 'private', tokens: [USDT, USDC], liquidity: [200_000n, 200_000n], poolFee: 100 },
-        // A launch pool: 300 NEAR of phantom liquidity (v1's) against SLIME's whole supply.
-        { type: 'launch', tokens: ['near', SLIME.contractId], liquidity: [300n, 1_000_000_000n], poolFee: 5_000, communityFee: 2_000, launched: SLIME },
-      ]),
+      ammC,
       new LaunchDevnet(AIDOLS),
       // The solver prices from AmmA's pools (best single pool, less its spread).
       new QuoteADevnet(ammA),
@@ -155,6 +164,7 @@ export class Devnet {
     for (const wallet of wallets) {
       for (const spec of Devnet.TOKENS) tokens.send(treasury, spec.contractId, wallet, this.world.rng.bigint(1_000n, 50_000n) * 10n ** BigInt(spec.decimals));
     }
+    this.arbitrage?.genesis(this.world);
   }
 
   private step(): void {
@@ -165,6 +175,7 @@ export class Devnet {
       if (rng.chance(0.1)) this.pay(rng.pick(wallets), rng.pick(wallets));
       else rng.pick(this.dexes).act(this.world, rng.pick(wallets));
     }
+    this.arbitrage?.step(this.world);
   }
 
   /** An `ft_transfer` of up to a tenth of one of the payer's tokens, to a wallet registered for it. */

@@ -111,9 +111,9 @@ describe('Launch bootstrap through aidols.near view_state', () => {
 });
 
 describe('Launch bootstrap on the devnet', () => {
-  // Before H: three launches, lumen and miko graduated (~695, ~714), lumen2 and miko2 launched. After H: tganza
-  // and miko2 are traded; lumen2 is not (its next trade is at 796) and the graduated curves never are.
-  const [H, N] = [750, 780];
+  // Before H: three launches, miko and lumen graduated (714, 900), miko2 and lumen2 launched. After H: tganza
+  // and miko2 are traded; lumen2 is not (its next trade is at 957) and the graduated curves never are.
+  const [H, N] = [934, 956];
   const LIVE_UNWRITTEN = 'lumen2.aidols.near';
   /** Buys of 1 and 10^5 wNEAR; a sell of 10^29 of an aidol token, about 0.05 wNEAR, above the 0.01 NEAR fee floor
    * (a sell of 10^24 is below it). */

@@ -1,0 +1,123 @@
+// Arbitrage on the devnet. Users trade each pool in random directions, so without arbitrage every pool's price walks
+// on its own and the DEXes drift apart (AmmA's wNEAR at $5.07 and AmmC's NEAR at $5.91 after 6,000 blocks). As on
+// mainnet, an arbitrage trader closes the gaps: after each block's user actions, every constant-product pool of AmmA
+// and AmmC whose price strays more than 1% from the market's is traded back to it, through the DEX's own swap.
+//
+// The market's prices (USD per whole token) start at the genesis pools' prices; NEAR's takes a small seeded step each
+// block. Its generator is its own, so the users' actions are drawn as before.
+import { NEAR_TOKEN_ID } from '../near/token-id.ts';
+import type { AmmADevnet } from './amm-a.ts';
+import type { AmmCDevnet } from './amm-c.ts';
+import { Rng } from './rng.ts';
+import type { WrapDevnet } from './wrap.ts';
+import type { World } from './world.ts';
+
+export const ARBITRAGEUR = 'arbitrage.devnet.near';
+
+/** A pool's price may stray this far from the market's before it is traded back. */
+export const ARBITRAGE_THRESHOLD = 0.01;
+
+/** The largest step of NEAR's market price in one block, as a fraction. */
+const NEAR_STEP = 0.001;
+
+/** A two-token constant-product pool, as the arbitrage sees it. */
+export interface ArbitragePool {
+  dex: 'AmmA' | 'AmmC';
+  id: string;
+  tokens: readonly [string, string];
+  amounts: readonly bigint[];
+}
+
+export class Arbitrage {
+  private readonly rng: Rng;
+  /** USD per whole token, by token id (`near` and wNEAR share NEAR's). */
+  private readonly usd: Map<string, number>;
+
+  constructor(
+    seed: string,
+    private readonly dexes: { wrap: WrapDevnet; ammA: AmmADevnet; ammC: AmmCDevnet },
+    prices: Record<string, number>,
+  ) {
+    this.rng = new Rng(`${seed}|arbitrage`);
+    this.usd = new Map(Object.entries(prices));
+  }
+
+  /** The market's price of a token, in USD per whole token (undefined: not one the arbitrage trades). */
+  price(token: string): number | undefined {
+    return this.usd.get(token);
+  }
+
+  /** The pools it keeps in line: AmmA's simple pools, AmmC's public and private ones (a launch pool's is its curve). */
+  pools(): ArbitragePool[] {
+    const { ammA, ammC } = this.dexes;
+    const pools: ArbitragePool[] = [];
+    for (const p of ammA.pools) pools.push({ dex: 'AmmA', id: String(p.poolId), tokens: [p.tokens[0]!, p.tokens[1]!], amounts: p.amounts });
+    for (const p of ammC.pools) {
+      if (p.state.poolType === 'launch') continue;
+      pools.push({ dex: 'AmmC', id: String(p.id), tokens: [p.state.tokens[0]!, p.state.tokens[1]!], amounts: p.state.amounts });
+    }
+    return pools.filter((p) => p.tokens.every((t) => this.usd.has(t)));
+  }
+
+  /** The pool's price of its first token in its second, over the market's (1: in line). */
+  ratio(world: World, pool: ArbitragePool): number {
+    const [a, b] = pool.tokens;
+    const poolPrice = Number(pool.amounts[1]!) / Number(pool.amounts[0]!);
+    return poolPrice / this.rawPrice(world, a, b);
+  }
+
+  /** Once, after the DEXes' genesis: the arbitrageur's NEAR wrapped, its tokens from the treasury, its AmmC account. */
+  genesis(world: World): void {
+    const { tokens, treasury, contracts } = world;
+    this.dexes.wrap.wrap(world, ARBITRAGEUR, 1_000_000n * 10n ** 24n);
+    for (const token of this.usd.keys()) {
+      if (token === NEAR_TOKEN_ID || token === contracts.Wrap) continue;
+      if (!tokens.isRegistered(token, ARBITRAGEUR)) tokens.register(ARBITRAGEUR, token);
+      // Worth five million dollars of each.
+      const whole = BigInt(Math.round(5_000_000 / this.usd.get(token)!));
+      tokens.send(treasury, token, ARBITRAGEUR, whole * 10n ** BigInt(tokens.spec(token).decimals));
+    }
+    this.dexes.ammC.register(world, ARBITRAGEUR);
+  }
+
+  /** After a block's user actions: NEAR's market price steps, then each pool out of line is traded back. */
+  step(world: World): void {
+    const step = 1 + NEAR_STEP * ((this.rng.next() / 2 ** 32) * 2 - 1);
+    const nearUsd = this.usd.get(NEAR_TOKEN_ID)! * step;
+    this.usd.set(NEAR_TOKEN_ID, nearUsd);
+    this.usd.set(world.contracts.Wrap, nearUsd);
+    for (const pool of this.pools()) {
+      if (Math.abs(this.ratio(world, pool) - 1) > ARBITRAGE_THRESHOLD) this.arbitrage(world, pool);
+    }
+  }
+
+  /** One swap that brings a constant-product pool to the market's price: the reserves move along x·y = k. */
+  private arbitrage(world: World, pool: ArbitragePool): void {
+    const [a, b] = pool.tokens;
+    const [x, y] = [Number(pool.amounts[0]!), Number(pool.amounts[1]!)];
+    const target = this.rawPrice(world, a, b);
+    // At the target, y'/x' = target and x'·y' = x·y.
+    const xTarget = Math.sqrt((x * y) / target);
+    const sellA = xTarget > x;
+    const tokenIn = sellA ? a : b;
+    const tokenOut = sellA ? b : a;
+    const wanted = BigInt(Math.floor(sellA ? xTarget - x : xTarget * target - y));
+    const balance = tokenIn === NEAR_TOKEN_ID ? wanted : world.tokens.balance(tokenIn, ARBITRAGEUR);
+    const amountIn = wanted < balance ? wanted : balance;
+    if (amountIn < 2n) return;
+    if (pool.dex === 'AmmA') {
+      const state = this.dexes.ammA.pools.find((p) => String(p.poolId) === pool.id)!;
+      this.dexes.ammA.swap(world, ARBITRAGEUR, [{ pool: state, tokenIn, tokenOut }], amountIn, 1n);
+    } else {
+      const state = this.dexes.ammC.pools.find((p) => String(p.id) === pool.id)!;
+      if (tokenOut !== NEAR_TOKEN_ID && !world.tokens.isRegistered(tokenOut, ARBITRAGEUR)) world.tokens.register(ARBITRAGEUR, tokenOut);
+      this.dexes.ammC.swap(world, ARBITRAGEUR, [{ pool: state, tokenIn, tokenOut }], amountIn, 1n);
+    }
+  }
+
+  /** The market's price of one smallest unit of `a` in smallest units of `b`. */
+  private rawPrice(world: World, a: string, b: string): number {
+    const decimals = (t: string) => (t === NEAR_TOKEN_ID ? 24 : world.tokens.spec(t).decimals);
+    return (this.usd.get(a)! / 10 ** decimals(a)) / (this.usd.get(b)! / 10 ** decimals(b));
+  }
+}
