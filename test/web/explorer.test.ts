@@ -1,11 +1,12 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-// The explorer in Debian's Chromium (playwright-core) over a devnet-backed server: each page renders with real
-// data, a push on /ws updates the token table, the route tester shows the quotes GET /route gives, in the same
-// order, and follows /route/subscribe; at phone width nothing overflows the page.
+// The explorer in Debian's Chromium (playwright-core) over a devnet-backed server: each page renders the api's
+// real data; a push on /ws updates the token table and the token page's lists; the route tester shows the quotes
+// GET /route gives, in the same order, and follows /route/subscribe; at phone width nothing overflows the page;
+// controls are named, text contrast is WCAG AA, the skip link works; nothing is loaded from another host.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { near, usd } from '../../web/src/format.ts';
+import { near, percent, usd } from '../../web/src/format.ts';
 import { launchChromium } from '../harness/browser.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { startSite, type Site } from '../harness/site.ts';
@@ -14,6 +15,8 @@ const db = await createMigratedDb();
 let site: Site;
 let browser: Browser;
 let page: Page;
+/** Every URL the main page asked for, over all the tests. */
+const requested: string[] = [];
 
 beforeAll(async () => {
   site = await startSite(db, 'explorer', 300);
@@ -22,6 +25,7 @@ beforeAll(async () => {
   page.on('pageerror', (err) => {
     throw err;
   });
+  page.on('request', (request) => requested.push(request.url()));
 });
 afterAll(async () => {
   await browser?.close();
@@ -90,6 +94,8 @@ describe('the explorer', () => {
     await page.waitForSelector('table.holders tbody tr');
     const holders = await api('/holders?token=wrap.near&limit=20');
     expect(await texts('table.holders tbody tr td:nth-child(2)')).toEqual(holders.rows.map((r: { account_id: string }) => r.account_id));
+    // Each holder's share of the supply.
+    expect(await texts('table.holders tbody tr td:nth-child(4)')).toEqual(holders.rows.map((r: { share: string }) => percent(r.share).replace('+', '')));
   });
 
   it('token page: trades and transfers update live as blocks are indexed', async () => {
@@ -113,12 +119,16 @@ describe('the explorer', () => {
   it('account page: balances with USD values, positions, activity', async () => {
     await page.goto(`${site.url}/#/account/alice.near`);
     await page.waitForSelector('table.activity tbody tr td:nth-child(3)');
-    const balances = await api('/balances?account_id=alice.near');
-    expect(await page.locator('table.balances tbody tr').count()).toBe(balances.rows.length);
+    const balances = await api('/balances?account_id=alice.near&precision=6');
     expect(balances.rows.length).toBeGreaterThan(0);
+    expect(await texts('table.balances tbody tr td:nth-child(4)')).toEqual(balances.rows.map((r: { value_usd: string | null }) => usd(r.value_usd, 4)));
     expect(await page.locator('section', { hasText: 'Balances' }).locator('p.figure').textContent()).toBe(`Total ${usd(balances.total_value_usd)}`);
-    const positions = await api('/positions?account_id=alice.near');
-    await page.waitForFunction((n) => document.querySelectorAll('table.positions tbody tr').length === n, Math.max(1, positions.rows.length));
+    const positions = await api('/positions?account_id=alice.near&precision=6');
+    expect(positions.rows.length).toBeGreaterThan(0);
+    await page.waitForFunction((n) => document.querySelectorAll('table.positions tbody tr').length === n, positions.rows.length);
+    // Realized and unrealized PnL, per token.
+    const pnl = await page.locator('table.positions tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[3]!.textContent, r.children[4]!.textContent]));
+    expect(pnl).toEqual(positions.rows.map((r: { realized_pnl_usd: string | null; unrealized_pnl_usd: string | null }) => [usd(r.realized_pnl_usd, 4), usd(r.unrealized_pnl_usd, 4)]));
     const activity = await api('/activity?account_id=alice.near&limit=50');
     expect(await texts('table.activity tbody tr td:nth-child(2)')).toEqual(activity.rows.map((r: { kind: string }) => r.kind));
   });
@@ -234,5 +244,10 @@ describe('the explorer', () => {
     } finally {
       await a11y.close();
     }
+  });
+
+  it('loads nothing from another host (no CDN: it works offline)', () => {
+    expect(requested.length).toBeGreaterThan(10);
+    expect(requested.filter((url) => !url.startsWith(`${site.url}/`) && !url.startsWith('data:'))).toEqual([]);
   });
 });
