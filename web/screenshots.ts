@@ -1,7 +1,8 @@
 /// <reference lib="dom" />
 // `npm run screenshots`: every explorer page over real devnet data, in Debian's Chromium, written to
-// docs/screenshots/ (linked from the README). An embedded PostgreSQL in a temp dir, 1,200 devnet blocks indexed by
-// the real pipeline, the real api; the explorer must be built (npm run build:web).
+// docs/screenshots/ (linked from the README); then each page's first paint and the moment its data shows. An
+// embedded PostgreSQL in a temp dir, 1,200 devnet blocks indexed by the real pipeline, the real api; the explorer
+// must be built (npm run build:web).
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,15 @@ try {
       await page.screenshot({ path: file, fullPage: name !== 'token' && name !== 'route' });
       console.log(`wrote ${path.relative(process.cwd(), file)}`);
     }
+    await page.close();
+  }
+  // How fast each page shows: a fresh tab each, so each is a first load (printed, not asserted).
+  for (const { name, hash, ready } of PAGES) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${site.url}/${hash}`);
+    await page.waitForSelector(ready);
+    const [paint, shown] = await page.evaluate(() => [performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? NaN, performance.now()]);
+    console.log(`${name}: first paint ${Math.round(paint!)} ms, data shown ${Math.round(shown!)} ms`);
     await page.close();
   }
   await site.close();
