@@ -63,11 +63,11 @@ export class Router {
     this.dexIds = registry.map((d) => d.id);
   }
 
-  /** The optimal-flow network of a DEX with `routing.flow` (cached per graph version; each warms the next up). */
+  /** The optimal-flow network of a DEX with `routing.flow` (cached per graph version, built from its pools alone). */
   private flowOf(dex: DexId, index: HopIndex): FlowGraph {
     const cached = this.flows.get(dex);
     if (cached !== undefined && cached.version === this.graph.version) return cached.flow;
-    const flow = new FlowGraph([...index.from.values()].flat(), cached?.flow);
+    const flow = new FlowGraph([...index.from.values()].flat());
     this.flows.set(dex, { version: this.graph.version, flow });
     return flow;
   }

@@ -15,6 +15,12 @@ import { ammAHops } from '../../dexes/amm-a/hops.ts';
 import { simpleSwap } from '../../dexes/amm-a/math.ts';
 import { AMM_A_MAX_ACTIONS, ammASwapGas } from '../../dexes/amm-a/instructions.ts';
 import { createMigratedDb } from '../harness/db.ts';
+import { readDataText } from '../harness/fixtures.ts';
+import { parsePoolsJson } from '../../dexes/amm-a/snapshot.ts';
+import { parseRouteQuery } from '../../api/routing/params.ts';
+import { Router } from '../../api/routing/route.ts';
+import type { RoutingGraph } from '../../api/routing/graph.ts';
+import type { RoutingPool } from '../../dexes/dex.ts';
 import { BlockWriter, decodedCalls, getRoute } from './helpers.ts';
 
 interface Pool {
@@ -257,6 +263,55 @@ describe('the closed forms', () => {
     expect(ammASwapGas(1)).toBe(180n * TGAS);
     expect(ammASwapGas(AMM_A_MAX_ACTIONS)).toBeLessThanOrEqual(300n * TGAS);
     expect(ammASwapGas(AMM_A_MAX_ACTIONS + 1)).toBeGreaterThan(300n * TGAS);
+  });
+});
+
+describe('the optimal flow over the real pool snapshot', () => {
+  // The 1,107 simple pools of test/fixtures/pools/, as the graph would hand them to the router.
+  const snapshot: RoutingPool[] = parsePoolsJson(JSON.parse(readDataText('pools/ref-indexer-pools-2024-04.json'))).pools.map((p) => ({
+    dex: 'AmmA',
+    poolId: String(p.poolId),
+    updatedHeight: 1,
+    state: p as RoutingPool['state'],
+  }));
+  const USDC = 'a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.factory.bridge.near';
+  const queries = [
+    ['wrap.near', USDC, '1000000000000000000000000000'],
+    ['usdt.tether-token.near', 'wrap.near', '5000000000'],
+    ['meta-pool.near', 'usdt.tether-token.near', '30000000000000000000000000'],
+    ['token.v2.ref-finance.near', 'meta-pool.near', '100000000000000000000000'],
+  ].map(([tokenIn, tokenOut, amount]) => {
+    const parsed = parseRouteQuery({ token_in: tokenIn!, token_out: tokenOut!, amount_in: amount!, max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.005', dexes: 'AmmA' }, 'mainnet');
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.query;
+  });
+  /** A router over a graph whose pools `set` replaces (a new version each time). */
+  const routerOver = () => {
+    const graph = { version: 0, pools: [] as RoutingPool[], poolsOf: (dex: string) => (dex === 'AmmA' ? graph.pools : []) };
+    const router = new Router(graph as unknown as RoutingGraph, contractsOf('mainnet'));
+    const set = (pools: RoutingPool[]) => {
+      graph.pools = pools;
+      graph.version++;
+    };
+    // Each route as the actions it sends.
+    const routes = () => queries.map((q) => router.bestRoute('AmmA', q, ctx)?.paths.flatMap((p) => p.hops.map((h, i) => [h.poolId, i === 0 ? p.amounts[0] : null, p.amounts.at(-1)])));
+    return { set, routes };
+  };
+
+  it('answers the same to the same pools whatever state came before (no warm start from an earlier block)', () => {
+    const fresh = routerOver();
+    fresh.set(snapshot);
+    const expected = fresh.routes();
+    // Plans of several actions were asked for: the flow router answered.
+    expect(expected.filter((r) => r !== undefined && r.length > 2).length).toBeGreaterThan(0);
+    const aged = routerOver();
+    // Two earlier blocks: every pool's first reserve 1% and then 0.5% higher.
+    for (const [num, den] of [[101n, 100n], [201n, 200n]] as const) {
+      aged.set(snapshot.map((p) => ({ ...p, state: { ...p.state, amounts: p.state.amounts.map((a, i) => (i === 0 ? (a * num) / den : a)) } })));
+      aged.routes();
+    }
+    aged.set(snapshot);
+    expect(aged.routes()).toEqual(expected);
   });
 });
 

@@ -1,6 +1,7 @@
 // The optimal-flow router of a DEX whose calls execute plans (`routing.flow`): its hops with a closed-form curve
 // (Hop.curve) become a CpmmNetwork (solve.ts); per graph version the network's arbitrage-free prices are solved once
-// (the reference, warm-started from the previous version's); per query the routing problem is solved from them, the
+// (the reference, from the pools' mid prices: never from an earlier version's, so that the same pools give the same
+// plans whatever came before); per query the routing problem is solved from them, the
 // trades made an exact plan (plan.ts), and trades pruned (the smallest) and solved again until the plan fits the
 // DEX's action budget. Pure.
 import type { Hop } from '../../../dexes/dex.ts';
@@ -32,12 +33,12 @@ export class FlowGraph {
 
   /**
    * The network of `hops` (those with a constant-product curve, both directions of a pool), and its reference
-   * prices: the arbitrage problem's (no input) dual optimum, warmed up by `previous`. The network queries are
+   * prices: the arbitrage problem's (no input) dual optimum, from mid prices. The network queries are
    * solved on is the pools as that arbitrage would leave them (each pool's optimal trade at the reference applied to
    * its floating-point reserves: then no pool trades at the reference prices, so a query moves only the pools its
    * trade reaches): the router takes the trade's flow, not the arbitrage around it. Plans run on the real pools.
    */
-  constructor(hops: Iterable<Hop>, previous?: FlowGraph | null) {
+  constructor(hops: Iterable<Hop>) {
     const byPool = new Map<string, Hop[]>();
     for (const hop of hops) if (hop.curve?.kind === 'constantProduct') (byPool.get(hop.poolId) ?? byPool.set(hop.poolId, []).get(hop.poolId)!).push(hop);
     const tokens = new Set<string>();
@@ -69,7 +70,7 @@ export class FlowGraph {
     const byPair = new Map<string, number[]>();
     for (const [i, p] of pools.entries()) (byPair.get(`${p.a}:${p.b}`) ?? byPair.set(`${p.a}:${p.b}`, []).get(`${p.a}:${p.b}`)!).push(i);
     this.parallel = pools.map((p) => byPair.get(`${p.a}:${p.b}`)!);
-    const start = spanningPrices(real, this.component, this.tokens, previous ?? null);
+    const start = spanningPrices(real, this.component);
     this.reference = start.s;
     let arbitrage = 0;
     for (const root of start.roots) {
@@ -225,11 +226,13 @@ function components(network: CpmmNetwork): Int32Array {
 }
 
 /**
- * Starting prices (as s = √ν) and each component's root (its token with most pools; ties: the first). Tokens the
- * previous graph priced keep their price relative to their root; the others get the mid price of the deepest pool
- * (by the value of the priced side's reserve) to a token already priced, from the root outwards.
+ * Starting prices (as s = √ν) and each component's root (its token with most pools; ties: the first): each token
+ * gets the mid price of the deepest pool (by the value of the priced side's reserve) to a token already priced, from
+ * the root outwards. A start from an earlier graph's prices would converge a few steps sooner, but where the optimum
+ * is not unique (a token off every cycle may sit anywhere in its pool's no-trade band) it would make the plans depend
+ * on the states before: the same pools and query gave amounts up to 4e-8 apart in a scratch test.
  */
-function spanningPrices(network: CpmmNetwork, component: Int32Array, tokens: readonly string[], previous: FlowGraph | null): { s: Float64Array; roots: number[] } {
+function spanningPrices(network: CpmmNetwork, component: Int32Array): { s: Float64Array; roots: number[] } {
   const n = network.tokens;
   const roots: number[] = [];
   for (let t = 0; t < n; t++) {
@@ -240,9 +243,6 @@ function spanningPrices(network: CpmmNetwork, component: Int32Array, tokens: rea
   const price = new Float64Array(n); // ν
   const priced = new Uint8Array(n);
   for (const root of roots) {
-    const old = previous?.tokenIndex.get(tokens[root]!);
-    // The previous graph's prices of this component, relative to the root's (when it had the root too).
-    const base = old === undefined ? undefined : previous!.reference[old]! ** 2;
     price[root] = 1;
     priced[root] = 1;
     // Prim's order: the deepest pool out of the priced set first.
@@ -260,9 +260,7 @@ function spanningPrices(network: CpmmNetwork, component: Int32Array, tokens: rea
       const p = network.pools[i]!;
       const to = p.a === from ? p.b : p.a;
       if (priced[to]) continue;
-      const was = base === undefined ? undefined : previous!.tokenIndex.get(tokens[to]!);
-      const kept = was === undefined || previous!.component[was] !== previous!.component[old!] ? undefined : previous!.reference[was]! ** 2 / base!;
-      price[to] = kept ?? (p.a === from ? (price[from]! * p.ra) / p.rb : (price[from]! * p.rb) / p.ra);
+      price[to] = p.a === from ? (price[from]! * p.ra) / p.rb : (price[from]! * p.rb) / p.ra;
       priced[to] = 1;
       push(to);
     }
