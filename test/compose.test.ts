@@ -66,7 +66,7 @@ describe('Dockerfile', () => {
   it('is multi-stage, installs production dependencies only in the final stage, and runs as non-root', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     const final = lines.slice(lines.lastIndexOf(stages.at(-1)!));
-    expect(final).toContain('RUN npm ci --omit=dev && npm cache clean --force');
+    expect(final).toContain('RUN npm ci --omit=dev --ignore-scripts && npm rebuild && npm cache clean --force');
     expect(final.some((l) => /^USER (?!root)\w+/.test(l))).toBe(true);
     expect(final.some((l) => l.includes('"bin/dexlake.js"'))).toBe(true);
   });
@@ -83,12 +83,15 @@ describe('Dockerfile', () => {
         copiedToBuild.add(dest === './' ? source : dest.replace(/^\.\//, ''));
       }
     }
+    // The explorer is built there, from web/ (npm run build:web writes web/dist).
+    if (lines.includes('RUN npx tsc --noEmit && npm run build:web')) copiedToBuild.add('web/dist');
     expect(fromBuild.length).toBeGreaterThan(0);
     for (const line of fromBuild) {
       const source = line.split(/\s+/)[2]!.replace(/^\/app\//, '');
       expect(copiedToBuild, source).toContain(source);
     }
     // Everything the program imports at run time is in the image.
-    for (const dir of ['bin', 'cli', 'db', 'migrations', 'api', 'indexer', 'devnet', 'near', 'dexes']) expect(copiedToBuild).toContain(dir);
+    for (const dir of ['bin', 'cli', 'db', 'migrations', 'api', 'indexer', 'devnet', 'near', 'dexes', 'web/dist']) expect(copiedToBuild).toContain(dir);
+    expect(fromBuild).toContain('COPY --from=build /app/web/dist ./web/dist');
   });
 });
