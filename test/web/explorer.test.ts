@@ -166,6 +166,12 @@ describe('the explorer', () => {
     await page.waitForSelector('table.dexes tbody tr');
     const status = await api('/indexer');
     expect(await page.locator('dl.figures dd').first().textContent()).toBe(status.height.toLocaleString('en-US'));
+    // Lag and rate change from one read to the next: their place and form.
+    expect(await texts('dl.figures dt')).toEqual(['Height', 'Block time', 'Lag', 'Blocks/s']);
+    const [, blockTime, lag, rate] = await texts('dl.figures dd');
+    expect(blockTime).toBe(new Date(status.timestamp_millis).toISOString().replace('T', ' ').slice(0, 19));
+    expect(lag).toMatch(/^[\d,]+(\.\d+)? s$/);
+    expect(rate).toMatch(/^[\d,]+(\.\d+)?$/);
     expect(await page.locator('table.dexes tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-dex')))).toEqual(status.dexes.map((d: { dex: string }) => d.dex));
     const amma = page.locator('table.dexes tr[data-dex=AmmA] td');
     const row = status.dexes.find((d: { dex: string }) => d.dex === 'AmmA');
