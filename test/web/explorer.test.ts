@@ -252,6 +252,20 @@ describe('the explorer', () => {
     }
   });
 
+  it('the header\'s box opens a token the api knows, else an account; an unknown page says so', async () => {
+    await page.goto(`${site.url}/#/indexer`);
+    await page.fill('#jump-input', 'wrap.near');
+    await page.press('#jump-input', 'Enter');
+    await page.waitForFunction(() => location.hash === '#/token/wrap.near');
+    await page.waitForSelector('table.holders tbody tr');
+    await page.fill('#jump-input', 'alice.near');
+    await page.press('#jump-input', 'Enter');
+    await page.waitForFunction(() => location.hash === '#/account/alice.near');
+    await page.waitForSelector('table.balances tbody tr');
+    await page.goto(`${site.url}/#/no-such-page`);
+    expect(await page.locator('h1').textContent()).toBe('Not found');
+  });
+
   it('loads nothing from another host (no CDN: it works offline)', () => {
     expect(requested.length).toBeGreaterThan(10);
     expect(requested.filter((url) => !url.startsWith(`${site.url}/`) && !url.startsWith('data:'))).toEqual([]);
