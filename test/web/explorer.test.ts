@@ -161,6 +161,19 @@ describe('the explorer', () => {
     await page.waitForFunction((n) => Number(document.querySelector('main')!.dataset.routeAnswers) > n, answers);
   });
 
+  it('route tester: a query the api refuses shows its plain-text error; an unknown token page says so', async () => {
+    const query = 'token_in=near&token_out=usdt.tether-token.near&max_wait_ms=0&slippage_type=Fixed&slippage=lots';
+    await page.goto(`${site.url}/#/route?${query}&amount=1&mode=amount_in`);
+    const res = await fetch(`${site.url}/route?${query}&amount_in=${10n ** 24n}`);
+    const status = page.locator('[role=status]');
+    await page.waitForFunction(() => /^\d{3}: /.test(document.querySelector('[role=status]')?.textContent ?? ''));
+    expect(await status.textContent()).toBe(`${res.status}: ${await res.text()}`);
+    expect(await page.locator('li.quote').count()).toBe(0);
+
+    await page.goto(`${site.url}/#/token/no-such-token.near`);
+    await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'Unknown token no-such-token.near');
+  });
+
   it('indexer page: height, lag, blocks/s and per DEX its pools, trades and undecoded inputs', async () => {
     await page.goto(`${site.url}/#/indexer`);
     await page.waitForSelector('table.dexes tbody tr');
