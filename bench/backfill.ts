@@ -1,0 +1,222 @@
+// Backfill throughput over a network: the 2,000-block real-fixture chain of bench:ingest (the mainnet fixture blocks
+// re-labelled to consecutive heights) ingested from files, from a local neardata-style HTTP server and from a local
+// S3 (s3rver) in the NEAR Lake layout, the two servers behind a slow link (BENCH_DELAY_MS per read request, default
+// 100; BENCH_MBIT megabits per second in all, default 2000) in a process of their own; each into a fresh database,
+// without and with bulk-load mode. Prints blocks/s per source and mode, each network source's ratio to files in the
+// same mode (target >= 0.8), and files with bulk-load mode against files without (target >= 1.15). Best of
+// BENCH_ROUNDS interleaved rounds (default 3).
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { connect, ensureDatabase, withDatabase, type Db } from '../db/connect.ts';
+import { procStat, startEmbeddedPostgres } from '../db/embedded.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { ingest } from '../indexer/pipeline.ts';
+import { filesSource } from '../indexer/sources/files.ts';
+import { lakeSource } from '../indexer/sources/lake.ts';
+import { neardataSource } from '../indexer/sources/neardata.ts';
+import { readText } from '../indexer/sources/raw.ts';
+import type { BlockSource } from '../indexer/sources/source.ts';
+
+const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 2000);
+const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 100);
+const MBIT = Number(process.env.BENCH_MBIT ?? 2000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Bulk-load mode builds the indexes this many blocks before the end, as `--bulk-load-distance` would. */
+const BULK_DISTANCE = 100;
+const FIRST = 200_000_000;
+const LAST = FIRST + BLOCKS - 1;
+const BUCKET = 'near-lake-bench';
+const fixtures = fileURLToPath(new URL('../test/fixtures/blocks/mainnet/', import.meta.url));
+const never = new AbortController().signal;
+
+const work = path.join(tmpdir(), `dexlake-bench-backfill-${randomBytes(6).toString('hex')}`);
+const blocksDir = path.join(work, 'blocks');
+let url = process.env.DATABASE_URL;
+let stopPg = async () => {};
+let postmaster: number | undefined;
+if (!url) {
+  const pg = await startEmbeddedPostgres({ dir: path.join(work, 'pg'), port: 0 });
+  url = pg.url;
+  stopPg = pg.stop;
+  postmaster = pg.pid;
+}
+
+/** CPU seconds of the embedded PostgreSQL so far (its process tree, from /proc; undefined behind DATABASE_URL). */
+function postgresCpuS(): number | undefined {
+  const own = postmaster === undefined ? undefined : procStat(postmaster);
+  if (own === undefined) return undefined;
+  const cpuTicks = (f: number[]) => f[11]! + f[12]! + f[13]! + f[14]!;
+  let ticks = cpuTicks(own);
+  for (const p of readdirSync('/proc')) {
+    const f = /^\d+$/.test(p) ? procStat(Number(p)) : undefined;
+    if (f !== undefined && f[1] === postmaster) ticks += cpuTicks(f);
+  }
+  return ticks / 100;
+}
+
+const ownCpuS = () => {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+};
+
+async function freshDb(): Promise<Db> {
+  const dbUrl = withDatabase(url!, `dexlake_bench_${randomBytes(4).toString('hex')}`);
+  await ensureDatabase(dbUrl);
+  const db = connect(dbUrl);
+  await migrateToLatest(db.kysely);
+  return db;
+}
+
+type Message = { block: { header: Record<string, unknown>; chunks?: unknown[] }; shards: Record<string, unknown>[] };
+
+/** The chain as bench:ingest builds it, one combined `.json` file per height; returns its size in bytes. */
+async function writeChain(): Promise<number> {
+  await mkdir(blocksDir, { recursive: true });
+  const originals = readdirSync(fixtures)
+    .filter((f) => f.endsWith('.json.gz'))
+    .sort()
+    .map((f) => JSON.parse(readText(path.join(fixtures, f))) as Message);
+  let bytes = 0;
+  for (let i = 0; i < BLOCKS; i++) {
+    const message = originals[i % originals.length]!;
+    const header = message.block.header;
+    const height = FIRST + i;
+    header.height = height;
+    header.hash = `bench-${height}`;
+    header['prev_hash' in header ? 'prev_hash' : 'prevHash'] = `bench-${height - 1}`;
+    const text = JSON.stringify(message);
+    bytes += text.length;
+    await writeFile(path.join(blocksDir, `${height}.json`), text);
+  }
+  return bytes;
+}
+
+/**
+ * The same blocks in the Lake layout: `block.json` with its chunk list (which some fixtures leave out) and one
+ * `shard_<id>.json` per shard.
+ */
+async function fillBucket(endpoint: string): Promise<void> {
+  const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const pad = (h: number) => String(h).padStart(12, '0');
+  const put = (key: string, body: string) => client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: body }));
+  const heights = Array.from({ length: BLOCKS }, (_, i) => FIRST + i);
+  const worker = async () => {
+    for (let height = heights.shift(); height !== undefined; height = heights.shift()) {
+      const message = JSON.parse(readText(path.join(blocksDir, `${height}.json`))) as Message;
+      // Lake's files name the shard `shard_id`, first; fixtures saved by the JS framework say `shardId`.
+      const snake = ({ shard_id, shardId, ...rest }: Record<string, unknown>) => ({ shard_id: shard_id ?? shardId, ...rest });
+      const shards = message.shards.map(snake);
+      const block = { ...message.block, chunks: (message.block.chunks as Record<string, unknown>[] | undefined)?.map(snake) ?? shards.map((s) => ({ shard_id: s.shard_id })) };
+      await put(`${pad(height)}/block.json`, JSON.stringify(block));
+      for (const shard of shards) await put(`${pad(height)}/shard_${String(shard.shard_id)}.json`, JSON.stringify(shard));
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  client.destroy();
+}
+
+interface Run {
+  s: number;
+  blocks: number;
+  events: number;
+  cpu: { own: number; pg: number | undefined; servers: number };
+  /** The read-ahead's window, sampled every 100 ms: its largest, and the mean of blocks in flight. */
+  peakLimit: number;
+  meanInFlight: number;
+}
+
+const servers = fork(fileURLToPath(new URL('./backfill-servers.ts', import.meta.url)), [
+  JSON.stringify({ BLOCKS_DIR: blocksDir, S3_DIR: path.join(work, 's3'), BUCKET, FIRST, LAST, DELAY_MS, MBIT }),
+], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+const ask = <T>(message?: string): Promise<T> =>
+  new Promise((resolve) => {
+    servers.once('message', (answer) => resolve(answer as T));
+    if (message !== undefined) servers.send(message);
+  });
+
+// The SDK's notice that later versions will need Node 22 (see indexer/sources/index.ts).
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+try {
+  const endpoints = ask<{ neardata: string; s3: string }>();
+  const bytes = await writeChain();
+  const { neardata, s3 } = await endpoints;
+  await fillBucket(s3);
+  process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER';
+  process.env.AWS_SECRET_ACCESS_KEY ??= 'S3RVER';
+  const sources: Record<string, () => BlockSource> = {
+    files: () => filesSource(blocksDir),
+    neardata: () => neardataSource(`neardata:${neardata}`),
+    lake: () => lakeSource(`lake:s3://${BUCKET}?region=us-east-1&endpoint=${s3}`),
+  };
+  const modes = { normal: undefined, bulk: { distance: BULK_DISTANCE } };
+  const runs = new Map<string, Run[]>();
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [mode, bulkLoad] of Object.entries(modes)) {
+      for (const [name, open] of Object.entries(sources)) {
+        const db = await freshDb();
+        try {
+          const source = open();
+          const samples: { limit: number; inFlight: number }[] = [];
+          const sampler = setInterval(() => {
+            const stats = source.stats?.();
+            if (stats) samples.push(stats);
+          }, 100);
+          const before = { own: ownCpuS(), pg: postgresCpuS(), servers: (await ask<{ cpuS: number }>('cpu')).cpuS };
+          const t = performance.now();
+          const result = await ingest({ db, source, from: FIRST, to: LAST, signal: never, bulkLoad });
+          const s = (performance.now() - t) / 1000;
+          clearInterval(sampler);
+          const pgAfter = postgresCpuS();
+          const cpu = {
+            own: ownCpuS() - before.own,
+            pg: pgAfter === undefined || before.pg === undefined ? undefined : pgAfter - before.pg,
+            servers: (await ask<{ cpuS: number }>('cpu')).cpuS - before.servers,
+          };
+          const peakLimit = Math.max(0, ...samples.map((x) => x.limit));
+          const meanInFlight = samples.length ? samples.reduce((sum, x) => sum + x.inFlight, 0) / samples.length : 0;
+          const key = `${name} ${mode}`;
+          if (process.env.BENCH_VERBOSE) console.log(key, s.toFixed(2), result.blocks);
+          runs.set(key, [...(runs.get(key) ?? []), { s, blocks: result.blocks, events: result.events, cpu, peakLimit, meanInFlight }]);
+        } finally {
+          await db.close();
+        }
+      }
+    }
+  }
+
+  const best = (key: string) => runs.get(key)!.reduce((a, b) => (b.s < a.s ? b : a));
+  const rate = (key: string) => best(key).blocks / best(key).s;
+  const events = new Set([...runs.values()].flat().map((r) => `${r.blocks} blocks ${r.events} events`));
+  console.log(
+    `chain    ${BLOCKS} blocks  ${(bytes / 1e6).toFixed(0)} MB  ${[...events].join(' / ')}  link: ${DELAY_MS} ms per request, ${MBIT} Mbit/s ` +
+      `(at most ${((MBIT * 1e6) / 8 / (bytes / BLOCKS)).toFixed(0)} blocks/s of these)`,
+  );
+  for (const mode of Object.keys(modes)) {
+    for (const name of Object.keys(sources)) {
+      const key = `${name} ${mode}`;
+      const r = best(key);
+      const ratio = name === 'files' ? (mode === 'normal' ? '' : `  ${(rate(key) / rate('files normal')).toFixed(2)}x files normal`) : `  ${(rate(key) / rate(`files ${mode}`)).toFixed(2)} of files`;
+      const window = name === 'files' ? '' : `  window peak ${r.peakLimit}, mean in flight ${r.meanInFlight.toFixed(1)}`;
+      const cpu = `cpu: indexer ${r.cpu.own.toFixed(1)} s, PostgreSQL ${r.cpu.pg?.toFixed(1) ?? '?'} s, servers ${r.cpu.servers.toFixed(1)} s`;
+      console.log(
+        `${name.padEnd(8)} ${mode.padEnd(6)} ${rate(key).toFixed(0).padStart(4)} blocks/s${ratio}${window}  (best of ${ROUNDS}: ${runs.get(key)!.map((x) => x.s.toFixed(2)).join(', ')} s; ${cpu})`,
+      );
+    }
+  }
+  const verdict = (value: number, target: number) => `${value.toFixed(2)} (target >= ${target}: ${value >= target ? 'met' : 'not met'})`;
+  console.log(
+    `targets  neardata/files ${verdict(rate('neardata normal') / rate('files normal'), 0.8)}, lake/files ${verdict(rate('lake normal') / rate('files normal'), 0.8)}; ` +
+      `bulk-load: neardata/files ${verdict(rate('neardata bulk') / rate('files bulk'), 0.8)}, lake/files ${verdict(rate('lake bulk') / rate('files bulk'), 0.8)}, ` +
+      `files bulk/normal ${verdict(rate('files bulk') / rate('files normal'), 1.15)}`,
+  );
+} finally {
+  servers.disconnect();
+  await stopPg();
+  await rm(work, { recursive: true, force: true });
+}
