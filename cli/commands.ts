@@ -14,8 +14,10 @@ import { openSource } from '../indexer/sources/index.ts';
 import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
 import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
 import { startNearRpc, type NearRpcServer } from '../devnet/rpc.ts';
+import { DEVNET_GENESIS_MS } from '../devnet/devnet.ts';
 import { bootstrap } from '../indexer/bootstrap.ts';
 import { readCheckpoint } from '../indexer/store.ts';
+import { resolveDevnetGenesis } from './devnet.ts';
 
 export async function index(config: Config): Promise<void> {
   const signal = stopSignal();
@@ -31,10 +33,12 @@ export async function index(config: Config): Promise<void> {
       status.addUndecoded(await readUndecodedTotals(db.kysely));
       logger.info({ port: status.port }, 'status port listening');
     }
+    const genesisMs = config.source === 'devnet' ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
+    if (config.source === 'devnet') logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, 'devnet genesis');
     const relay = config.source === 'devnet' && config.relayPort ? await startRelay(db, config, logger) : undefined;
     // The devnet's JSON-RPC answers at any height indexed so far.
     let head = (await readCheckpoint(db.kysely))?.height ?? 0;
-    const devnetRpc = config.source === 'devnet' && config.devnetRpcPort ? await startDevnetRpc(config, () => Math.max(head, 1), logger) : undefined;
+    const devnetRpc = config.source === 'devnet' && config.devnetRpcPort ? await startDevnetRpc(config, genesisMs, () => Math.max(head, 1), logger) : undefined;
     const contracts = contractsOf(config.nearNetwork);
     if (head === 0 && config.from === undefined && config.nearRpcUrl !== undefined && /^(neardata|lake):/.test(config.source)) {
       // A mainnet quick start: an empty database begins with every DEX's state at the latest final block.
@@ -46,7 +50,7 @@ export async function index(config: Config): Promise<void> {
         db,
         source: config.source,
         contracts,
-        devnet: { seed: config.devnetSeed, speed: config.devnetSpeed },
+        devnet: { seed: config.devnetSeed, speed: config.devnetSpeed, genesisMs },
         from: config.from,
         to: config.to,
         readAhead: { ceiling: config.readAhead, budgetBytes: config.readAheadMb * 2 ** 20 },
@@ -74,9 +78,10 @@ export async function index(config: Config): Promise<void> {
 }
 
 /** The devnet's NEAR JSON-RPC, answering at heights up to `final()`; like the relay, a taken port costs a warning. */
-async function startDevnetRpc(config: Config, final: () => number, logger: Logger): Promise<NearRpcServer | undefined> {
+async function startDevnetRpc(config: Config, genesisMs: number | undefined, final: () => number, logger: Logger): Promise<NearRpcServer | undefined> {
   try {
-    const server = await startNearRpc(new DevnetRpcChain({ seed: config.devnetSeed, contracts: contractsOf(config.nearNetwork), final }), {
+    const chain = new DevnetRpcChain({ seed: config.devnetSeed, contracts: contractsOf(config.nearNetwork), ...(genesisMs !== undefined ? { genesisMs } : {}), final });
+    const server = await startNearRpc(chain, {
       host: config.host,
       port: config.devnetRpcPort,
     });
@@ -124,7 +129,8 @@ export async function replayCommand(config: Config): Promise<void> {
     const db = connect(url);
     try {
       await migrateToLatest(db.kysely);
-      const source = await openSource(config.source, { devnet: { seed: config.devnetSeed, speed: 0 } });
+      const genesisMs = config.source === 'devnet' ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
+      const source = await openSource(config.source, { devnet: { seed: config.devnetSeed, speed: 0, genesisMs } });
       const progress = createProgress({ logger, from, to, tty: process.stderr.isTTY ? process.stderr : undefined });
       const result = await replay({ db, source, from, to, signal, progress, contracts: contractsOf(config.nearNetwork) });
       progress.done();

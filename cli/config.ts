@@ -142,6 +142,14 @@ export const settings = {
     description: 'Seed of the devnet source: the same seed gives the same chain',
     schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
   },
+  devnetGenesis: {
+    env: 'DEXLAKE_DEVNET_GENESIS',
+    flag: '--devnet-genesis',
+    expected: 'recent, or a UTC time to the second such as 2026-01-01T00:00:00Z',
+    description:
+      "Time of the devnet's block 1 (each block is one second later): the same seed and genesis give the same chain. `recent`: the genesis of the devnet chain the database holds, else the moment the indexer first starts, so at speed 1 the chain's clock is real time and `/health`'s lag is seconds; a time: that one (refused when the database holds another). Unset: `recent` under `start`; elsewhere the database's chain's genesis, else 2026-01-01T00:00:00Z, the fixed genesis of tests and benches, paced from each run's start",
+    schema: z.string().refine((s) => s === 'recent' || (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(s) && Date.parse(s) >= 0 && new Date(Date.parse(s)).toISOString() === s.replace('Z', '.000Z'))),
+  },
   indexerPort: {
     env: 'INDEXER_PORT',
     flag: '--indexer-port',

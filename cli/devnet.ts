@@ -3,18 +3,48 @@
 // NEAR JSON-RPC over the devnet's first N blocks (devnet/devnet-rpc.ts), e.g. for `dexlake bootstrap --rpc`.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Devnet } from '../devnet/devnet.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { Devnet, DEVNET_BLOCK_MS, DEVNET_GENESIS_HEIGHT, DEVNET_GENESIS_MS } from '../devnet/devnet.ts';
 import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
 import { startNearRpc } from '../devnet/rpc.ts';
 import { stopSignal } from './run.ts';
 import { ConfigError, type Config } from './config.ts';
+
+/**
+ * The genesis (ms) a database-backed command runs the devnet with, from `--devnet-genesis` and the blocks the
+ * database holds (block h's timestamp less h - 1 seconds: the stored chain keeps its genesis across restarts).
+ * Undefined for the fixed genesis, which the devnet source paces from each run's start rather than from the genesis.
+ */
+export async function resolveDevnetGenesis(db: Kysely<Database>, setting: string | undefined, now = Date.now()): Promise<number | undefined> {
+  const first = await db.selectFrom('blocks').select(['height', 'timestamp_ms']).orderBy('height').limit(1).executeTakeFirst();
+  const stored = first && Number(first.timestamp_ms) - (Number(first.height) - DEVNET_GENESIS_HEIGHT) * DEVNET_BLOCK_MS;
+  const given = setting === undefined || setting === 'recent' ? undefined : Date.parse(setting);
+  if (given !== undefined && stored !== undefined && given !== stored) {
+    throw new ConfigError(
+      `--devnet-genesis=${setting}: the database holds a devnet chain with genesis ${new Date(stored).toISOString()}; give that, or recent, or start from an empty database`,
+    );
+  }
+  // `recent` with nothing stored: now, to the second (the devnet produces nothing ahead, so its head is about now).
+  const genesis = given ?? stored ?? (setting === 'recent' ? Math.floor(now / 1000) * 1000 : DEVNET_GENESIS_MS);
+  return genesis === DEVNET_GENESIS_MS ? undefined : genesis;
+}
+
+/** The genesis of a command without a database: the one given, else the fixed one; `recent` needs a database. */
+function givenGenesis(config: Config): number | undefined {
+  if (config.devnetGenesis === 'recent') {
+    throw new ConfigError('--devnet-genesis=recent is chosen by the indexer and kept in its database: give the time it logged (devnet genesis)');
+  }
+  return config.devnetGenesis === undefined ? undefined : Date.parse(config.devnetGenesis);
+}
 
 export async function devnetExport(config: Config, opts: { blocks: string; out: string }): Promise<void> {
   if (!/^\d+$/.test(opts.blocks) || Number(opts.blocks) < 1 || Number(opts.blocks) > 10_000_000) {
     throw new ConfigError(`invalid --blocks="${opts.blocks}": expected a number of blocks from 1 to 10000000`);
   }
   const count = Number(opts.blocks);
-  const devnet = new Devnet({ seed: config.devnetSeed });
+  const genesisMs = givenGenesis(config);
+  const devnet = new Devnet({ seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) });
   let lastReport = Date.now();
   for (let i = 1; i <= count; i++) {
     const { block, shards } = devnet.next() as { block: { header: { height: number } }; shards: Array<{ shard_id: number }> };
@@ -36,8 +66,9 @@ export async function devnetRpc(config: Config, opts: { port: string; blocks: st
   }
   if (!/^\d+$/.test(opts.port) || Number(opts.port) > 65_535) throw new ConfigError(`invalid --port="${opts.port}": expected an integer from 0 to 65535`);
   const blocks = Number(opts.blocks);
+  const genesisMs = givenGenesis(config);
   const signal = stopSignal();
-  const server = await startNearRpc(new DevnetRpcChain({ seed: config.devnetSeed, final: () => blocks }), { host: config.host, port: Number(opts.port) });
+  const server = await startNearRpc(new DevnetRpcChain({ seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}), final: () => blocks }), { host: config.host, port: Number(opts.port) });
   process.stdout.write(`devnet NEAR JSON-RPC (seed ${config.devnetSeed}, blocks 1..${blocks}) at ${server.url}\n`);
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   await server.close();

@@ -8,7 +8,7 @@ import { ConfigError, loadConfig, settings, type Config, type SettingName } from
 const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
 const apiSettings: SettingName[] = ['port', 'host', 'quoteRelayUrl'];
 const indexerSettings: SettingName[] = [
-  'source', 'devnetSpeed', 'devnetSeed', 'from', 'to', 'readAhead', 'readAheadMb', 'bulkLoadDistance', 'indexerPort', 'relayPort', 'devnetRpcPort', 'nearRpcUrl',
+  'source', 'devnetSpeed', 'devnetSeed', 'devnetGenesis', 'from', 'to', 'readAhead', 'readAheadMb', 'bulkLoadDistance', 'indexerPort', 'relayPort', 'devnetRpcPort', 'nearRpcUrl',
 ];
 
 /** commander's attribute name for a flag: `--data-dir` -> `dataDir`. */
@@ -74,7 +74,7 @@ withSettings(program.command('migrate').description('apply the schema migrations
   await migrate(configOf(command, commonSettings));
 });
 
-const replayNames = [...commonSettings, 'source', 'devnetSeed', 'from', 'to'] as SettingName[];
+const replayNames = [...commonSettings, 'source', 'devnetSeed', 'devnetGenesis', 'from', 'to'] as SettingName[];
 withSettings(
   program.command('replay').description('re-ingest blocks --from A --to B from --source; every table ends as a clean run leaves it'),
   replayNames,
@@ -129,7 +129,7 @@ withSettings(
   await undecodedCommand(configOf(command, commonSettings), opts);
 });
 
-const devnetNames: SettingName[] = ['devnetSeed'];
+const devnetNames: SettingName[] = ['devnetSeed', 'devnetGenesis'];
 const devnet = program.command('devnet').description('the devnet simulator');
 withSettings(
   devnet
@@ -143,7 +143,7 @@ withSettings(
   await devnetExport(configOf(command, devnetNames), opts);
 });
 
-const devnetRpcNames: SettingName[] = ['devnetSeed', 'host'];
+const devnetRpcNames: SettingName[] = ['devnetSeed', 'devnetGenesis', 'host'];
 withSettings(
   devnet
     .command('rpc')

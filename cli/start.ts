@@ -53,7 +53,8 @@ export async function start(config: Config): Promise<never> {
   }
   if (stopping) return stopping;
 
-  const env = { ...process.env, ...configEnv(config), DATABASE_URL: database.url, DEXLAKE_SUPERVISED: '1' };
+  // The service's own devnet runs on real time from a recent genesis, kept in its database (cli/devnet.ts).
+  const env = { ...process.env, ...configEnv({ ...config, devnetGenesis: config.devnetGenesis ?? 'recent' }), DATABASE_URL: database.url, DEXLAKE_SUPERVISED: '1' };
   for (const [name, command] of [['indexer', 'index'], ['api', 'serve']] as const) {
     // An IPC channel lets a child notice that this process died (even by SIGKILL) and stop by itself.
     const child = spawn(process.execPath, [BIN, command], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });

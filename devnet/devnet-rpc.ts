@@ -15,6 +15,8 @@ export const VIEW_STATE_LIMIT_BYTES = 50_000;
 export interface DevnetRpcOptions {
   seed: string;
   contracts?: DexContracts;
+  /** The devnet's genesis, ms (default DEVNET_GENESIS_MS). */
+  genesisMs?: number;
   /** The latest height the devnet has produced (the indexed head while it runs, or a fixed N). */
   final(): number;
   /** Contracts with more state than this are not served by view_state (default VIEW_STATE_LIMIT_BYTES; 0: none is,
@@ -35,7 +37,8 @@ export class DevnetRpcChain implements RpcChain {
   }
 
   private fresh(): Devnet {
-    return new Devnet({ seed: this.options.seed, ...(this.options.contracts ? { contracts: this.options.contracts } : {}) });
+    const { seed, contracts, genesisMs } = this.options;
+    return new Devnet({ seed, ...(contracts ? { contracts } : {}), ...(genesisMs !== undefined ? { genesisMs } : {}) });
   }
 
   /** The devnet with its state after block `height`. */
@@ -63,7 +66,7 @@ export class DevnetRpcChain implements RpcChain {
     const hash = this.hashes[height]!;
     // Genesis's parent is the chain's own placeholder (chain.ts), derived the same way.
     const prevHash = height === DEVNET_GENESIS_HEIGHT ? genesisParent(this.options.seed) : this.hashOf(height - 1);
-    return { height, hash, prevHash, timestampNs: BigInt(DEVNET_GENESIS_MS + (height - DEVNET_GENESIS_HEIGHT) * DEVNET_BLOCK_MS) * 1_000_000n };
+    return { height, hash, prevHash, timestampNs: BigInt((this.options.genesisMs ?? DEVNET_GENESIS_MS) + (height - DEVNET_GENESIS_HEIGHT) * DEVNET_BLOCK_MS) * 1_000_000n };
   }
 
   private hashOf(height: number): string {

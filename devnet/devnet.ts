@@ -20,7 +20,7 @@ import { WrapDevnet } from './wrap.ts';
 import type { DevnetDex, TruthTrade, World } from './world.ts';
 
 export const DEVNET_GENESIS_HEIGHT = 1;
-/** 2026-01-01T00:00:00Z: the devnet's clock starts here and moves one second per block. */
+/** 2026-01-01T00:00:00Z: the fixed genesis (tests, benches, `devnet export`); the clock moves one second per block. */
 export const DEVNET_GENESIS_MS = Date.UTC(2026, 0, 1);
 export const DEVNET_BLOCK_MS = 1_000;
 
@@ -48,6 +48,8 @@ export interface DevnetOptions {
   wallets?: number;
   /** The arbitrage trader that keeps AmmA's and AmmC's pools at the market's prices (arbitrage.ts); default on. */
   arbitrage?: boolean;
+  /** Timestamp of block 1, ms (default DEVNET_GENESIS_MS). Same seed and genesis, same blocks. */
+  genesisMs?: number;
 }
 
 /** The lines the devnet's trickle logs: one per contract whose decoder reports what it cannot read. */
@@ -73,7 +75,7 @@ export class Devnet {
     const seed = options.seed ?? 'dexlake';
     const rng = new Rng(seed);
     this.trickle = new Rng(`${seed}|unknown-formats`);
-    const chain = new Chain({ seed, genesisHeight: DEVNET_GENESIS_HEIGHT, genesisMs: DEVNET_GENESIS_MS, blockMs: DEVNET_BLOCK_MS, rng });
+    const chain = new Chain({ seed, genesisHeight: DEVNET_GENESIS_HEIGHT, genesisMs: options.genesisMs ?? DEVNET_GENESIS_MS, blockMs: DEVNET_BLOCK_MS, rng });
     const contracts = options.contracts ?? MAINNET_CONTRACTS;
     const wallets = Array.from({ length: options.wallets ?? 24 }, (_, i) => `${NAMES[i % NAMES.length]}${i < NAMES.length ? '' : i}.near`);
     this.world = { chain, tokens: new Tokens(chain), rng, contracts, treasury: 'dexlake-devnet.near', wallets, trades: options.recordTrades ? [] : null };

@@ -31,7 +31,8 @@ export interface IndexerOptions {
   sourceObserver?: SourceObserver;
   /** NEAR JSON-RPC for `ft_metadata` of tokens the chain has not described in the log. */
   rpcUrl?: string;
-  devnet?: { seed: string; speed: number };
+  /** The devnet's seed, pace and genesis (none: the fixed one); sources/index.ts. */
+  devnet?: { seed: string; speed: number; genesisMs?: number | undefined };
   /** The network's DEX contracts (default: mainnet's). */
   contracts?: DexContracts;
   /** The neardata and lake read-ahead's ceiling (blocks) and memory budget (bytes); the floor is 4. */

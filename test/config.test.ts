@@ -27,6 +27,7 @@ describe('config', () => {
     [{ DEXLAKE_SOURCE: 'ftp:x' }, `invalid DEXLAKE_SOURCE="ftp:x": expected ${settings.source.expected}`],
     [{ DEXLAKE_FROM: '-5' }, 'invalid DEXLAKE_FROM="-5": expected a block height (non-negative integer)'],
     [{ NEAR_RPC_URL: 'localhost:3030' }, 'invalid NEAR_RPC_URL="localhost:3030": expected an http:// or https:// URL'],
+    [{ DEXLAKE_DEVNET_GENESIS: '2026-02-30T00:00:00Z' }, `invalid DEXLAKE_DEVNET_GENESIS="2026-02-30T00:00:00Z": expected ${settings.devnetGenesis.expected}`],
   ])('rejects %o with one line naming it', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });

@@ -47,8 +47,18 @@ async function query(url: string, sql: string, params: unknown[] = []) {
   }
 }
 
+/** The devnet's genesis as each stored block implies it (its timestamp less one second per block before it). */
+async function genesesOf(url: string): Promise<number[]> {
+  const rows = await query(url, 'select distinct timestamp_ms - (height - 1) * 1000 as genesis from blocks');
+  return rows.map((r) => Number(r.genesis));
+}
+
+/** What the first start stored, for the restart to find again. */
+let firstRun: { genesis: number; blocks: Array<{ height: string; hash: string; timestamp_ms: string }> } | undefined;
+
 describe('dexlake start', () => {
   it('serves /health on embedded PostgreSQL and stops everything on SIGTERM with exit 0', async () => {
+    const startedAt = Date.now();
     const { running, databaseUrl, port } = await startDexlake();
     // The children log asynchronously: their first lines may trail /health by a moment.
     expect(await waitUntil(() => running.output().includes('[indexer]') && running.output().includes('[api]'))).toBe(true);
@@ -59,6 +69,15 @@ describe('dexlake start', () => {
     expect(await waitUntilAsync(async () => (seen = await height()) >= 3, 30_000), `height ${seen}`).toBe(true);
     const dexes = await query(databaseUrl, 'select distinct dex from pools order by dex');
     expect(dexes.length).toBeGreaterThanOrEqual(3);
+    // The devnet's genesis is the moment its indexer first started (one second per block from there), so its clock is
+    // real time: the lag is seconds, not the months since a fixed genesis.
+    const genesis = await genesesOf(databaseUrl);
+    expect(genesis).toHaveLength(1);
+    expect(genesis[0]).toBeGreaterThanOrEqual(Math.floor(startedAt / 1000) * 1000);
+    expect(genesis[0]).toBeLessThanOrEqual(Date.now());
+    const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { lag_seconds: number };
+    expect(health.lag_seconds).toBeLessThan(120);
+    firstRun = { genesis: genesis[0]!, blocks: (await query(databaseUrl, 'select height, hash, timestamp_ms from blocks order by height')) as NonNullable<typeof firstRun>['blocks'] };
     // A marker that must survive the restart below.
     await query(databaseUrl, `insert into checkpoints (name, height, hash) values ('marker', 7, 'x')`);
     expect(processesMentioning(dataDir).length).toBeGreaterThanOrEqual(3);
@@ -73,10 +92,18 @@ describe('dexlake start', () => {
     const busyPort = await freePort();
     await new Promise<void>((resolve) => busy.listen(busyPort, '127.0.0.1', resolve));
     try {
-      const { running, databaseUrl } = await startDexlake({ DEXLAKE_PG_PORT: String(busyPort) });
+      const { running, databaseUrl, port } = await startDexlake({ DEXLAKE_PG_PORT: String(busyPort) });
       expect(running.output()).not.toContain('initialising a new PostgreSQL cluster');
       expect(new URL(databaseUrl).port).not.toBe(String(busyPort));
       expect(await query(databaseUrl, `select height from checkpoints where name = 'marker'`)).toEqual([{ height: '7' }]);
+      // The devnet goes on with the genesis it has: the blocks of the first run are as they were, every block since
+      // is one second after the one before from that genesis, and the lag is still seconds.
+      const last = firstRun!.blocks.at(-1)!.height;
+      expect(await waitUntilAsync(async () => (await query(databaseUrl, 'select 1 from blocks where height > $1', [last])).length > 0, 30_000)).toBe(true);
+      expect(await query(databaseUrl, 'select height, hash, timestamp_ms from blocks where height <= $1 order by height', [last])).toEqual(firstRun!.blocks);
+      expect(await genesesOf(databaseUrl)).toEqual([firstRun!.genesis]);
+      const health = (await (await fetch(`http://127.0.0.1:${port}/health`)).json()) as { lag_seconds: number };
+      expect(health.lag_seconds).toBeLessThan(120);
       running.child.kill('SIGINT');
       expect(await running.exited).toEqual({ code: 0, signal: null });
       expect(processesMentioning(dataDir)).toEqual([]);

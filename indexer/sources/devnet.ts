@@ -1,22 +1,26 @@
 // `devnet`: the simulator of the top-level devnet/ as a block source. Blocks before the range's start are generated
-// and dropped (the chain is rebuilt from its seed, so a restart resumes exactly where the checkpoint is); from there
-// on blocks come at `speed` per second (0: as fast as they are asked for).
+// and dropped (the chain is rebuilt from its seed and genesis, so a restart resumes exactly where the checkpoint is);
+// from there on blocks come at `speed` per second (0: as fast as they are asked for). With the fixed genesis
+// (no `genesisMs`) the pace counts from the run's start; with a genesis of its own it counts from the genesis, so
+// at speed 1 each block comes at its own timestamp: the chain's clock is real time, and after a stop the blocks
+// that fell due meanwhile come at once.
 import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { rawSource } from './raw.ts';
 import type { BlockSource } from './source.ts';
-import { Devnet } from '../../devnet/devnet.ts';
+import { Devnet, DEVNET_GENESIS_HEIGHT } from '../../devnet/devnet.ts';
 
 export interface DevnetSourceOptions {
   seed: string;
   /** Blocks per second; 0 for no pacing. */
   speed: number;
+  /** Timestamp of block 1, ms; none: the devnet's fixed genesis (DEVNET_GENESIS_MS). */
+  genesisMs?: number;
 }
 
-export function devnetSource({ seed, speed }: DevnetSourceOptions): BlockSource {
+export function devnetSource({ seed, speed, genesisMs }: DevnetSourceOptions): BlockSource {
   return rawSource(`devnet:${seed}`, false, async function* (range, signal) {
-    const devnet = new Devnet({ seed });
-    let paced = 0;
-    const start = performance.now();
+    const devnet = new Devnet({ seed, ...(genesisMs !== undefined ? { genesisMs } : {}) });
+    let runStart: { height: number; at: number } | undefined;
     while (!signal.aborted) {
       const message = devnet.next();
       const height = (message.block as { header: { height: number } }).header.height;
@@ -27,8 +31,10 @@ export function devnetSource({ seed, speed }: DevnetSourceOptions): BlockSource 
         continue;
       }
       if (speed > 0) {
-        const due = start + (paced++ * 1000) / speed;
-        const wait = due - performance.now();
+        runStart ??= { height, at: Date.now() };
+        // Each block is due `1 / speed` s after the one before, counted from the genesis or from this run's first block.
+        const from = genesisMs !== undefined ? { height: DEVNET_GENESIS_HEIGHT, at: genesisMs } : runStart;
+        const wait = from.at + ((height - from.height) * 1000) / speed - Date.now();
         if (wait > 0) {
           try {
             await sleep(wait, undefined, { signal });

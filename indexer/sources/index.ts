@@ -11,8 +11,9 @@ export interface OpenOptions extends SourceObserver {
   // print nothing themselves; the indexer logs them and its status port counts them).
   /** The neardata and lake read-ahead (default: read-ahead.ts's). */
   readAhead?: ReadAheadSettings;
-  /** The devnet's seed and pace (blocks per second, 0: unpaced); default seed `dexlake`, unpaced. */
-  devnet?: { seed?: string; speed?: number };
+  /** The devnet's seed, pace (blocks per second, 0: unpaced) and genesis (ms); default seed `dexlake`, unpaced, the
+   * fixed genesis. */
+  devnet?: { seed?: string; speed?: number; genesisMs?: number | undefined };
 }
 
 const FORMS = 'devnet, files:PATH, neardata:mainnet|testnet|URL or lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL';
@@ -36,7 +37,8 @@ export async function openSource(spec: string, options: OpenOptions = {}): Promi
     case 'devnet': {
       if (spec !== 'devnet') throw new Error(`block source "${spec}": the devnet takes its seed and pace from --devnet-seed and --devnet-speed`);
       const { devnetSource } = await import('./devnet.ts');
-      return devnetSource({ seed: options.devnet?.seed ?? 'dexlake', speed: options.devnet?.speed ?? 0 });
+      const genesisMs = options.devnet?.genesisMs;
+      return devnetSource({ seed: options.devnet?.seed ?? 'dexlake', speed: options.devnet?.speed ?? 0, ...(genesisMs !== undefined ? { genesisMs } : {}) });
     }
     default:
       throw new Error(`unknown block source "${spec}": expected ${FORMS}`);
