@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/connect.ts';
 import { sql } from '../db/kysely.ts';
+import type { ReadReplicas, ReadsStatus } from './replicas.ts';
 
 export interface Health {
   db: 'ok' | 'down';
@@ -9,6 +10,9 @@ export interface Health {
   lag_seconds: number | null;
   /** Only while the indexer's bulk-load mode has history indexes missing: answers stay right, some are slower. */
   bulk_load?: { indexes_missing: string[]; note: string };
+  /** Only with read replicas (DATABASE_READ_URL): the primary's state and each replica's lag. `db` and `height` are
+   * the primary's, or while it is down a replica's in use. */
+  reads?: ReadsStatus;
 }
 
 const TIMEOUT_MS = 2_000;
@@ -36,9 +40,19 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export function healthRoutes(app: FastifyInstance, db: Db): void {
+/** The health of the primary `db`; with read replicas, also theirs, and while the primary is down the height a
+ * replica in use has (reads are still answered: `db` is "ok"). */
+export async function readServedHealth(db: Db, replicas: ReadReplicas | undefined): Promise<Health> {
+  if (!replicas) return readHealth(db);
+  const [primary, reads] = await Promise.all([readHealth(db), replicas.status()]);
+  const replica = replicas.inUse();
+  const health = primary.db === 'down' && replica ? await readHealth(replica) : primary;
+  return { ...health, reads };
+}
+
+export function healthRoutes(app: FastifyInstance, db: Db, replicas?: ReadReplicas): void {
   app.get('/health', async (_request, reply) => {
-    const health = await readHealth(db);
+    const health = await readServedHealth(db, replicas);
     return reply.code(health.db === 'ok' ? 200 : 503).send(health);
   });
 }

@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/websocket';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/connect.ts';
-import { readHealth } from './health.ts';
+import { readServedHealth } from './health.ts';
 import type { HeadTracker } from './indexer.ts';
+import type { ReadReplicas } from './replicas.ts';
 
 /** The socket paths counted. */
 const SOCKETS = ['/ws', '/route/subscribe'] as const;
@@ -17,6 +18,8 @@ export interface MetricsSources {
   subscriptions: () => Partial<Record<(typeof SOCKETS)[number], number>>;
   /** The token-data response cache: answers served from it, and answers computed. */
   cache: () => { hits: number; misses: number };
+  /** Read replicas, when the api has them. */
+  replicas?: ReadReplicas | undefined;
 }
 
 export function metricsRoutes(app: FastifyInstance, sources: MetricsSources): void {
@@ -101,11 +104,27 @@ export function metricsRoutes(app: FastifyInstance, sources: MetricsSources): vo
     },
   });
 
+  // Read replicas: each one's lag, whether reads go to it, and the reads each server took.
+  const replicaLagBytes = new Gauge({ name: 'dexlake_api_replica_lag_bytes', help: 'the primary\'s WAL position minus the replica\'s replayed one (-1: unknown)', labelNames: ['replica'], registers });
+  const replicaLagBlocks = new Gauge({ name: 'dexlake_api_replica_lag_blocks', help: 'the primary\'s newest indexed block minus the replica\'s (-1: unknown)', labelNames: ['replica'], registers });
+  const replicaInUse = new Gauge({ name: 'dexlake_api_replica_in_use', help: '1 while reads go to the replica; 0 while it is left out (behind or down)', labelNames: ['replica'], registers });
+  const reads = new Gauge({ name: 'dexlake_api_reads', help: 'database connections handed out for reads since the api started, by server (with read replicas)', labelNames: ['server'], registers });
+
   app.get('/metrics', async (_request, reply) => {
-    // One database read per scrape, for the height and the lag.
-    const health = await readHealth(sources.db);
+    // One database read per scrape, for the height and the lag (and with replicas one probe of each).
+    const health = await readServedHealth(sources.db, sources.replicas);
+    const status = health.reads;
     height.set(health.height ?? -1);
     lag.set(health.lag_seconds ?? -1);
+    if (status) {
+      reads.set({ server: 'primary' }, status.primary_reads);
+      for (const r of status.replicas) {
+        replicaLagBytes.set({ replica: r.name }, r.lag_bytes ?? -1);
+        replicaLagBlocks.set({ replica: r.name }, r.lag_blocks ?? -1);
+        replicaInUse.set({ replica: r.name }, r.state === 'ok' ? 1 : 0);
+        reads.set({ server: r.name }, r.reads);
+      }
+    }
     return reply.type(registry.contentType).send(await registry.metrics());
   });
 }

@@ -10,6 +10,7 @@ import { explorerRoutes } from './explorer.ts';
 import { healthRoutes } from './health.ts';
 import { HeadTracker, indexerRoutes } from './indexer.ts';
 import { metricsRoutes } from './metrics.ts';
+import { ReadReplicas } from './replicas.ts';
 import { apiDocument, asyncApiDocument } from './reference.ts';
 import { routing } from './routing/plugin.ts';
 import { docsRoutes } from './tokens/docs.ts';
@@ -32,9 +33,17 @@ export interface ApiOptions {
   httpCreditsPerMinute?: number;
   /** The DEX registry (default: dexes/index.ts's). */
   dexes?: readonly Dex[];
+  /** Read replicas of `db` (DATABASE_READ_URL): queries go to them, LISTEN stays on `db` (api/replicas.ts). */
+  readUrls?: readonly string[];
+  /** How long a read after a notification waits for a replica to replay it (default REPLICA_WAIT_MS). */
+  replicaWaitMs?: number;
 }
 
-export async function buildServer({ db, logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes }: ApiOptions): Promise<FastifyInstance> {
+export async function buildServer(options: ApiOptions): Promise<FastifyInstance> {
+  const { logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes, readUrls = [], replicaWaitMs } = options;
+  // Every query below goes through `db`: the primary, or with read replicas the database that picks one.
+  const replicas = readUrls.length ? new ReadReplicas(options.db, readUrls, replicaWaitMs === undefined ? {} : { waitMs: replicaWaitMs }) : undefined;
+  const db = replicas?.db ?? options.db;
   const app = Fastify({
     loggerInstance: (logger ?? pino({ level: logLevel, base: { proc: 'api' } })) as FastifyBaseLogger,
     // Per-request lines would drown the log under load; the metrics histogram counts requests instead.
@@ -52,15 +61,17 @@ export async function buildServer({ db, logger, logLevel = 'info', network = 'ma
   // Once per server, for every WebSocket route family (/route/subscribe, /ws). Frames above 1 MiB are refused by
   // the socket layer before they are buffered whole (the token API answers `too_large` above 64 KiB itself).
   if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 1 << 20 } });
+  if (replicas) app.addHook('onClose', () => replicas.close());
   const tracker = new HeadTracker();
   let tokenStats: TokenApiStats | undefined;
   metricsRoutes(app, {
-    db,
+    db: options.db,
     tracker,
     subscriptions: () => ({ '/ws': tokenStats?.subscriptions() ?? 0, '/route/subscribe': routes.subscriptions.active }),
     cache: () => tokenStats?.cache() ?? { hits: 0, misses: 0 },
+    replicas,
   });
-  healthRoutes(app, db);
+  healthRoutes(app, options.db, replicas);
   indexerRoutes(app, db, tracker);
   const routes = routing(app, { db, network, quoteRelayUrl, ...(httpCreditsPerMinute === undefined ? {} : { creditsPerMinute: httpCreditsPerMinute }), ...(dexes === undefined ? {} : { dexes }) });
   // Encapsulated: its error handler and paths are the token API's own.

@@ -20,6 +20,9 @@ export interface Db {
   kysely: Kysely<Database>;
   pool: pg.Pool;
   close(): Promise<void>;
+  /** On a read-replica database (api/replicas.ts): reads from now on see at least what the primary has committed by
+   * now (`height`: the notification's, for reporting). Absent on a plain connection, whose reads always do. */
+  syncReads?(height?: number): void;
 }
 
 export interface ConnectOptions {

@@ -260,7 +260,11 @@ export class RoutingGraph {
       current = subscriber;
       let connectedOnce = false;
       subscriber.events.on('connected', () => {
-        if (connectedOnce) this.loadAll().catch(onError);
+        if (connectedOnce) {
+          // On read replicas: the reload waits for a replica that has what the primary has now.
+          this.db.syncReads?.();
+          this.loadAll().catch(onError);
+        }
         connectedOnce = true;
       });
       // Emitted when pg-listen gives up reconnecting: start over with a new subscriber.
@@ -270,7 +274,9 @@ export class RoutingGraph {
         if (!stopped) retry = setTimeout(() => void reopen(), 1_000);
       });
       subscriber.notifications.on(NOTIFY_CHANNEL, (payload: unknown) => {
-        this.apply(typeof payload === 'string' ? parseBlocksNotification(payload) : null).catch(onError);
+        const notification = typeof payload === 'string' ? parseBlocksNotification(payload) : null;
+        this.db.syncReads?.(notification?.height);
+        this.apply(notification).catch(onError);
       });
       try {
         await subscriber.connect();
@@ -280,6 +286,7 @@ export class RoutingGraph {
         throw err;
       }
       // Loaded after LISTEN: a batch committed in between is both in the rows and announced.
+      this.db.syncReads?.();
       await this.loadAll();
     };
     const reopen = async () => {

@@ -32,7 +32,10 @@ export async function tokenDataRoutes(app: FastifyInstance, { db, httpCreditsPer
   const hub = new SocketHub(db, caller, METHODS_BY_NAME, app.log);
   tokenHttpRoutes(app, { caller, methods: METHODS, budget: new CreditBudget(httpCreditsPerMinute) });
   tokenSocketRoute(app, hub);
+  // LISTEN on the primary (on read replicas, db.pool.options are the primary's); reads after a notification wait
+  // for a replica that has replayed it.
   const listener = new BlocksListener(db.pool.options, (notification) => {
+    db.syncReads?.(notification.height);
     caller.newBlocks();
     onBlocks?.(notification);
     void hub.notify(notification);
