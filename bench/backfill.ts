@@ -9,7 +9,7 @@ import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -203,7 +203,9 @@ try {
       const r = best(key);
       const ratio = name === 'files' ? (mode === 'normal' ? '' : `  ${(rate(key) / rate('files normal')).toFixed(2)}x files normal`) : `  ${(rate(key) / rate(`files ${mode}`)).toFixed(2)} of files`;
       const window = name === 'files' ? '' : `  window peak ${r.peakLimit}, mean in flight ${r.meanInFlight.toFixed(1)}`;
-      const cpu = `cpu: indexer ${r.cpu.own.toFixed(1)} s, PostgreSQL ${r.cpu.pg?.toFixed(1) ?? '?'} s, servers ${r.cpu.servers.toFixed(1)} s`;
+      // The shortest wall this much CPU allows on this machine's cores (the servers share them here, unlike a real link).
+      const floor = (r.cpu.own + (r.cpu.pg ?? 0) + r.cpu.servers) / availableParallelism();
+      const cpu = `cpu: indexer ${r.cpu.own.toFixed(1)} s, PostgreSQL ${r.cpu.pg?.toFixed(1) ?? '?'} s, servers ${r.cpu.servers.toFixed(1)} s; cpu floor ${floor.toFixed(1)} s on ${availableParallelism()} cores`;
       console.log(
         `${name.padEnd(8)} ${mode.padEnd(6)} ${rate(key).toFixed(0).padStart(4)} blocks/s${ratio}${window}  (best of ${ROUNDS}: ${runs.get(key)!.map((x) => x.s.toFixed(2)).join(', ')} s; ${cpu})`,
       );
