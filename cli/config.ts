@@ -32,6 +32,17 @@ export const settings = {
     description: 'PostgreSQL to use; when unset an embedded PostgreSQL is started under DEXLAKE_DATA_DIR',
     schema: url(['postgres:', 'postgresql:']),
   },
+  databaseReadUrl: {
+    env: 'DATABASE_READ_URL',
+    flag: '--database-read-url',
+    expected: 'one or more postgres:// or postgresql:// URLs, separated by commas',
+    description:
+      "Read replicas of DATABASE_URL (streaming standbys) for the api's queries, round robin; LISTEN stays on DATABASE_URL. After a notification a read waits up to 5 s for a replica that has replayed it; one behind or down is left out until it has caught up; with none in use reads go to DATABASE_URL. Unset: every read on DATABASE_URL",
+    schema: z
+      .string()
+      .transform((s) => s.split(',').map((u) => u.trim()))
+      .pipe(z.array(url(['postgres:', 'postgresql:'])).min(1)),
+  },
   port: {
     env: 'PORT',
     flag: '--port',

@@ -13,6 +13,7 @@ export async function serve(config: Config): Promise<void> {
       logger: processLogger('api', config.logLevel),
       network: config.nearNetwork,
       quoteRelayUrl: config.quoteRelayUrl ?? null,
+      readUrls: config.databaseReadUrl ?? [],
     });
     db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
     try {
