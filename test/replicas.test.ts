@@ -1,7 +1,8 @@
 // Reads on a real streaming replica (DATABASE_READ_URL): the api's answers come from the standby and equal the
 // primary's; after a notification for height H nothing is answered or pushed from a standby that has not replayed H
-// (replay paused, then resumed); a stopped standby is left out (reads fall back to the primary) and taken back when it
-// returns; /health and /metrics show each replica's lag; with the primary stopped, reads keep coming from the standby.
+// (replay paused, then resumed); one still behind after the wait bound, or stopped, is left out (reads fall back to
+// the primary) and taken back once caught up; /health and /metrics show each replica's lag; with the primary stopped,
+// reads keep coming from the standby.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../api/server.ts';
@@ -115,6 +116,26 @@ describe('reads on a streaming replica', () => {
     expect(height).toBe(180);
     expect([...view].sort()).toEqual((expected.rows as unknown[][]).map((row) => [String(row[0]), row[1]]).sort());
     expect(await until('the lag to clear', replica, (r) => r.lag_blocks === 0)).toMatchObject({ state: 'ok' });
+  });
+
+  it('a standby still behind after the wait bound is left out (reads go to the primary) until it has caught up', async () => {
+    // A second api whose reads wait 100 ms at most: replay stays paused until the bound has passed.
+    const impatient = await buildServer({ db, logLevel: 'silent', readUrls: [standby.url], replicaWaitMs: 100 });
+    try {
+      const status = async () => JSON.parse((await impatient.inject({ url: '/health' })).body).reads as ReadsStatus;
+      await until('the standby to be in use', status, (s) => s.replicas[0]!.state === 'ok');
+      await standby.pauseReplay();
+      await ingestTo(db, 185);
+      await until('the api to hear of block 185', status, (s) => s.notified?.height === 185);
+      // Answered from the primary once the bound has passed, at 185; the standby is then left out.
+      expect((await body(impatient, '/tokens?limit=1')).height).toBe(185);
+      expect((await status()).replicas[0]).toMatchObject({ state: 'behind', lag_blocks: 5 });
+      await standby.resumeReplay();
+      await until('the standby to be taken back', status, (s) => s.replicas[0]!.state === 'ok');
+      expect((await status()).replicas[0]!.lag_blocks).toBe(0);
+    } finally {
+      await impatient.close();
+    }
   });
 
   it('a stopped standby is left out (reads go to the primary) and taken back when it returns', async () => {
