@@ -212,6 +212,42 @@ export function apiDocument(methods: readonly Method[], dexIds: readonly string[
             db: { type: 'string', enum: ['ok', 'down'] },
             height: { type: ['integer', 'null'] },
             lag_seconds: { type: ['number', 'null'], description: 'now minus the newest indexed block\'s chain time' },
+            bulk_load: {
+              type: 'object',
+              description: "only while the indexer's bulk-load mode has history indexes missing: answers stay right, some are slower",
+              properties: { indexes_missing: { type: 'array', items: { type: 'string' } }, note: { type: 'string' } },
+              required: ['indexes_missing', 'note'],
+            },
+            reads: {
+              type: 'object',
+              description: 'only with read replicas (DATABASE_READ_URL): the primary and each replica; `db` and `height` are the primary\'s, or while it is down a replica\'s in use',
+              properties: {
+                primary: { type: 'string', enum: ['ok', 'down'] },
+                notified: {
+                  type: ['object', 'null'],
+                  description: 'the newest notification taken into account: reads wait for a replica that has replayed `lsn`',
+                  properties: { height: { type: ['integer', 'null'] }, lsn: { type: 'string' } },
+                  required: ['height', 'lsn'],
+                },
+                primary_reads: { type: 'integer' },
+                replicas: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    properties: {
+                      name: { type: 'string', description: 'host:port/database, no credentials' },
+                      state: { type: 'string', enum: ['ok', 'behind', 'down'] },
+                      replay_lsn: { type: ['string', 'null'] },
+                      lag_bytes: { type: ['integer', 'null'] },
+                      lag_blocks: { type: ['integer', 'null'] },
+                      reads: { type: 'integer' },
+                    },
+                    required: ['name', 'state', 'replay_lsn', 'lag_bytes', 'lag_blocks', 'reads'],
+                  },
+                },
+              },
+              required: ['primary', 'notified', 'primary_reads', 'replicas'],
+            },
           },
           required: ['db', 'height', 'lag_seconds'],
         },
