@@ -1,8 +1,10 @@
 // A cheap check that a network answer is one whole JSON object, for the sources' retries: parsing a block is most of
 // the cost of ingestion and happens once, on a decode worker, so the source only makes sure that what it hands over
-// is not cut short (a truncated body, a proxy's HTML page). It follows strings (and their escapes) and brackets, at
-// about a third of JSON.parse's cost; what it lets through that JSON.parse would refuse is a corrupted middle,
-// which no server or proxy produces by cutting or replacing an answer.
+// is not cut short (a truncated body, a proxy's HTML page). It follows strings (and their escapes) and brackets. On
+// the real fixture blocks it takes about as long as JSON.parse itself (1.9 ns a character on this machine, 2026-11),
+// but allocates nothing, so the main thread is spared the parse's garbage; a regex scan for the next bracket or quote
+// was no faster. What it lets through that JSON.parse would refuse is a corrupted middle, which no server or proxy
+// produces by cutting or replacing an answer.
 
 /** True when `text` is one object or array, closed at its end (whitespace aside). */
 export function isWholeJson(text: string): boolean {
