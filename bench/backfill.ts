@@ -6,22 +6,17 @@
 // same mode (target >= 0.8), and files with bulk-load mode against files without (target >= 1.15). Best of
 // BENCH_ROUNDS interleaved rounds (default 3).
 import { fork } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readdirSync } from 'node:fs';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { connect, ensureDatabase, withDatabase, type Db } from '../db/connect.ts';
-import { procStat, startEmbeddedPostgres } from '../db/embedded.ts';
-import { migrateToLatest } from '../db/migrate.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { lakeSource } from '../indexer/sources/lake.ts';
 import { neardataSource } from '../indexer/sources/neardata.ts';
 import { readText } from '../indexer/sources/raw.ts';
 import type { BlockSource } from '../indexer/sources/source.ts';
+import { ownCpuS, startBenchPostgres, writeFixtureChain } from './harness.ts';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 2000);
 const DELAY_MS = Number(process.env.BENCH_DELAY_MS ?? 100);
@@ -32,70 +27,14 @@ const BULK_DISTANCE = 100;
 const FIRST = 200_000_000;
 const LAST = FIRST + BLOCKS - 1;
 const BUCKET = 'near-lake-bench';
-const fixtures = fileURLToPath(new URL('../test/fixtures/blocks/mainnet/', import.meta.url));
 const never = new AbortController().signal;
 
-const work = path.join(tmpdir(), `dexlake-bench-backfill-${randomBytes(6).toString('hex')}`);
+const pg = await startBenchPostgres('backfill');
+const { freshDb, work } = pg;
+const postgresCpuS = pg.cpuS;
 const blocksDir = path.join(work, 'blocks');
-let url = process.env.DATABASE_URL;
-let stopPg = async () => {};
-let postmaster: number | undefined;
-if (!url) {
-  const pg = await startEmbeddedPostgres({ dir: path.join(work, 'pg'), port: 0 });
-  url = pg.url;
-  stopPg = pg.stop;
-  postmaster = pg.pid;
-}
-
-/** CPU seconds of the embedded PostgreSQL so far (its process tree, from /proc; undefined behind DATABASE_URL). */
-function postgresCpuS(): number | undefined {
-  const own = postmaster === undefined ? undefined : procStat(postmaster);
-  if (own === undefined) return undefined;
-  const cpuTicks = (f: number[]) => f[11]! + f[12]! + f[13]! + f[14]!;
-  let ticks = cpuTicks(own);
-  for (const p of readdirSync('/proc')) {
-    const f = /^\d+$/.test(p) ? procStat(Number(p)) : undefined;
-    if (f !== undefined && f[1] === postmaster) ticks += cpuTicks(f);
-  }
-  return ticks / 100;
-}
-
-const ownCpuS = () => {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-};
-
-async function freshDb(): Promise<Db> {
-  const dbUrl = withDatabase(url!, `dexlake_bench_${randomBytes(4).toString('hex')}`);
-  await ensureDatabase(dbUrl);
-  const db = connect(dbUrl);
-  await migrateToLatest(db.kysely);
-  return db;
-}
 
 type Message = { block: { header: Record<string, unknown>; chunks?: unknown[] }; shards: Record<string, unknown>[] };
-
-/** The chain as bench:ingest builds it, one combined `.json` file per height; returns its size in bytes. */
-async function writeChain(): Promise<number> {
-  await mkdir(blocksDir, { recursive: true });
-  const originals = readdirSync(fixtures)
-    .filter((f) => f.endsWith('.json.gz'))
-    .sort()
-    .map((f) => JSON.parse(readText(path.join(fixtures, f))) as Message);
-  let bytes = 0;
-  for (let i = 0; i < BLOCKS; i++) {
-    const message = originals[i % originals.length]!;
-    const header = message.block.header;
-    const height = FIRST + i;
-    header.height = height;
-    header.hash = `bench-${height}`;
-    header['prev_hash' in header ? 'prev_hash' : 'prevHash'] = `bench-${height - 1}`;
-    const text = JSON.stringify(message);
-    bytes += text.length;
-    await writeFile(path.join(blocksDir, `${height}.json`), text);
-  }
-  return bytes;
-}
 
 /**
  * The same blocks in the Lake layout: `block.json` with its chunk list (which some fixtures leave out) and one
@@ -144,7 +83,7 @@ const ask = <T>(message?: string): Promise<T> =>
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 try {
   const endpoints = ask<{ neardata: string; s3: string }>();
-  const bytes = await writeChain();
+  const bytes = await writeFixtureChain(blocksDir, FIRST, BLOCKS);
   const { neardata, s3 } = await endpoints;
   await fillBucket(s3);
   process.env.AWS_ACCESS_KEY_ID ??= 'S3RVER';
@@ -222,6 +161,5 @@ try {
   );
 } finally {
   servers.disconnect();
-  await stopPg();
-  await rm(work, { recursive: true, force: true });
+  await pg.stop();
 }

@@ -7,97 +7,36 @@
 // 2. The devnet: BENCH_DEVNET_BLOCKS blocks from the simulator (unpaced), every DEX model trading. The ceiling is
 //    the simulator alone producing the same blocks as text: the ratio says what indexing costs on top of the
 //    source.
-import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { connect, ensureDatabase, withDatabase, type Db } from '../db/connect.ts';
-import { procStat, startEmbeddedPostgres } from '../db/embedded.ts';
-import { migrateToLatest } from '../db/migrate.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { Devnet } from '../devnet/devnet.ts';
 import { devnetSource } from '../indexer/sources/devnet.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { readText } from '../indexer/sources/raw.ts';
+import { ownCpuS, startBenchPostgres, writeFixtureChain } from './harness.ts';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 2000);
 const DEVNET_BLOCKS = Number(process.env.BENCH_DEVNET_BLOCKS ?? 10_000);
 const FIRST = 200_000_000;
-const fixtures = fileURLToPath(new URL('../test/fixtures/blocks/mainnet/', import.meta.url));
 const never = new AbortController().signal;
 
-const work = path.join(tmpdir(), `dexlake-bench-ingest-${randomBytes(6).toString('hex')}`);
-let url = process.env.DATABASE_URL;
-let stopPg = async () => {};
-/** The embedded server's postmaster, whose process tree's CPU is PostgreSQL's share (unknown behind DATABASE_URL). */
-let postmaster: number | undefined;
-if (!url) {
-  const pg = await startEmbeddedPostgres({ dir: path.join(work, 'pg'), port: 0 });
-  url = pg.url;
-  stopPg = pg.stop;
-  postmaster = pg.pid;
-}
-
-/** CPU seconds of this process, every thread included (decode workers that have ended too). */
-function ownCpuS(): number {
-  const { user, system } = process.cpuUsage();
-  return (user + system) / 1e6;
-}
-
-/** CPU seconds of the embedded PostgreSQL so far: the postmaster and its children, live and ended (Linux /proc;
- * undefined elsewhere, and behind DATABASE_URL). */
-function postgresCpuS(): number | undefined {
-  const own = postmaster === undefined ? undefined : procStat(postmaster);
-  if (own === undefined) return undefined;
-  const cpuTicks = (f: number[]) => f[11]! + f[12]! + f[13]! + f[14]!;
-  let ticks = cpuTicks(own);
-  for (const p of readdirSync('/proc')) {
-    const f = /^\d+$/.test(p) ? procStat(Number(p)) : undefined;
-    if (f !== undefined && f[1] === postmaster) ticks += cpuTicks(f);
-  }
-  return ticks / 100; // USER_HZ, 100 on every Linux
-}
-
-/** A fresh, migrated database on the bench's server. */
-async function freshDb(): Promise<Db> {
-  const dbUrl = withDatabase(url!, `dexlake_bench_${randomBytes(4).toString('hex')}`);
-  await ensureDatabase(dbUrl);
-  const db = connect(dbUrl);
-  await migrateToLatest(db.kysely);
-  return db;
-}
+const pg = await startBenchPostgres('ingest');
+const { freshDb, work } = pg;
+const postgresCpuS = pg.cpuS;
 
 try {
   await mainnetRun();
   await devnetRun();
 } finally {
-  await stopPg();
-  await rm(work, { recursive: true, force: true });
+  await pg.stop();
 }
 
 async function mainnetRun(): Promise<void> {
   const blocksDir = path.join(work, 'blocks');
-  await mkdir(blocksDir, { recursive: true });
-
-  // Re-label: height H gets hash `bench-H` and prev_hash `bench-(H-1)`, in whichever casing the file uses.
-  const originals = readdirSync(fixtures)
-    .filter((f) => f.endsWith('.json.gz'))
-    .sort()
-    .map((f) => JSON.parse(readText(path.join(fixtures, f))) as { block: { header: Record<string, unknown> } });
-  let bytes = 0;
-  for (let i = 0; i < BLOCKS; i++) {
-    const message = originals[i % originals.length]!;
-    const header = message.block.header;
-    const height = FIRST + i;
-    header.height = height;
-    header.hash = `bench-${height}`;
-    header['prev_hash' in header ? 'prev_hash' : 'prevHash'] = `bench-${height - 1}`;
-    const text = JSON.stringify(message);
-    bytes += Buffer.byteLength(text);
-    await writeFile(path.join(blocksDir, `${height}.json`), text);
-  }
+  const bytes = await writeFixtureChain(blocksDir, FIRST, BLOCKS);
   const files = readdirSync(blocksDir).map((f) => path.join(blocksDir, f));
 
   // Three rounds, each a ceiling pass (read and parse every file, nothing else) and then an ingest into a fresh

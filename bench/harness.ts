@@ -1,0 +1,96 @@
+// What the ingest benchmarks share: a PostgreSQL for the run (embedded unless DATABASE_URL) with fresh databases
+// on it and the CPU of its process tree, the CPU of this process, and the real-fixture chain they all ingest.
+import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { connect, ensureDatabase, withDatabase, type Db } from '../db/connect.ts';
+import { procStat, startEmbeddedPostgres } from '../db/embedded.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { readText } from '../indexer/sources/raw.ts';
+
+const FIXTURES = fileURLToPath(new URL('../test/fixtures/blocks/mainnet/', import.meta.url));
+
+export interface BenchPostgres {
+  /** A scratch folder for the run (the embedded server's data lives in it), removed by `stop`. */
+  work: string;
+  /** A fresh, migrated database on the bench's server. */
+  freshDb(): Promise<Db>;
+  /** CPU seconds of the embedded PostgreSQL so far: the postmaster and its children, live and ended (Linux /proc;
+   * undefined elsewhere, and behind DATABASE_URL). */
+  cpuS(): number | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startBenchPostgres(name: string): Promise<BenchPostgres> {
+  const work = path.join(tmpdir(), `dexlake-bench-${name}-${randomBytes(6).toString('hex')}`);
+  let url = process.env.DATABASE_URL;
+  let stopPg = async () => {};
+  let postmaster: number | undefined;
+  if (!url) {
+    const pg = await startEmbeddedPostgres({ dir: path.join(work, 'pg'), port: 0 });
+    url = pg.url;
+    stopPg = pg.stop;
+    postmaster = pg.pid;
+  }
+  const serverUrl = url;
+  return {
+    work,
+    async freshDb() {
+      const dbUrl = withDatabase(serverUrl, `dexlake_bench_${randomBytes(4).toString('hex')}`);
+      await ensureDatabase(dbUrl);
+      const db = connect(dbUrl);
+      await migrateToLatest(db.kysely);
+      return db;
+    },
+    cpuS() {
+      const own = postmaster === undefined ? undefined : procStat(postmaster);
+      if (own === undefined) return undefined;
+      const cpuTicks = (f: number[]) => f[11]! + f[12]! + f[13]! + f[14]!;
+      let ticks = cpuTicks(own);
+      for (const p of readdirSync('/proc')) {
+        const f = /^\d+$/.test(p) ? procStat(Number(p)) : undefined;
+        if (f !== undefined && f[1] === postmaster) ticks += cpuTicks(f);
+      }
+      return ticks / 100; // USER_HZ, 100 on every Linux
+    },
+    async stop() {
+      await stopPg();
+      await rm(work, { recursive: true, force: true });
+    },
+  };
+}
+
+/** CPU seconds of this process, every thread included (decode workers that have ended too). */
+export function ownCpuS(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
+}
+
+/**
+ * The mainnet fixture blocks re-labelled to consecutive heights from `first` and repeated to `blocks` blocks, one
+ * combined `.json` file per height in `dir`: height H gets hash `bench-H` and prev_hash `bench-(H-1)`, in whichever
+ * casing the file uses. Returns the bytes written.
+ */
+export async function writeFixtureChain(dir: string, first: number, blocks: number): Promise<number> {
+  await mkdir(dir, { recursive: true });
+  const originals = readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.json.gz'))
+    .sort()
+    .map((f) => JSON.parse(readText(path.join(FIXTURES, f))) as { block: { header: Record<string, unknown> } });
+  let bytes = 0;
+  for (let i = 0; i < blocks; i++) {
+    const message = originals[i % originals.length]!;
+    const header = message.block.header;
+    const height = first + i;
+    header.height = height;
+    header.hash = `bench-${height}`;
+    header['prev_hash' in header ? 'prev_hash' : 'prevHash'] = `bench-${height - 1}`;
+    const text = JSON.stringify(message);
+    bytes += Buffer.byteLength(text);
+    await writeFile(path.join(dir, `${height}.json`), text);
+  }
+  return bytes;
+}
