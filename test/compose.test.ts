@@ -12,6 +12,8 @@ const knownEnv = new Set(Object.values(settings).map((s) => s.env));
 interface Service {
   image?: string;
   build?: string;
+  container_name?: string;
+  entrypoint?: string[];
   command?: string[];
   environment?: Record<string, string>;
   ports?: string[];
@@ -22,40 +24,136 @@ interface Service {
 
 describe('docker-compose.yml', () => {
   const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service>; volumes: Record<string, unknown> };
-  const { postgres, indexer, api } = compose.services;
+  const { postgres, replica, indexer, api, haproxy } = compose.services;
+  /** A bind mount's host file (relative to the repository) by its path in the container. */
+  const mounted = (service: Service, target: string) => {
+    const mount = service.volumes!.find((v) => v.split(':')[1] === target);
+    expect(mount, target).toBeDefined();
+    const file = mount!.split(':')[0]!;
+    expect(existsSync(new URL(file, root)), file).toBe(true);
+    return read(file);
+  };
 
-  it('has postgres (official image, pinned major, volume), indexer and api, each with a healthcheck', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'indexer', 'postgres']);
-    expect(postgres!.image).toMatch(/^postgres:\d+(\.\d+)?(-[a-z0-9]+)?$/);
-    const volume = postgres!.volumes![0]!.split(':')[0]!;
-    expect(compose.volumes).toHaveProperty(volume);
+  it('has postgres and its replica (official image, pinned major, own volumes), indexer, api and haproxy, each with a healthcheck', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'haproxy', 'indexer', 'postgres', 'replica']);
+    for (const db of [postgres!, replica!]) {
+      expect(db.image).toMatch(/^postgres:\d+(\.\d+)?(-[a-z0-9]+)?$/);
+      expect(db.volumes![0]!.split(':')[1]).toBe('/var/lib/postgresql');
+    }
+    expect(replica!.image).toBe(postgres!.image);
+    const volumes = [postgres!, replica!].map((db) => db.volumes![0]!.split(':')[0]!);
+    expect(new Set(volumes).size).toBe(2);
+    for (const volume of volumes) expect(compose.volumes).toHaveProperty(volume);
     for (const service of Object.values(compose.services)) expect(service.healthcheck?.test.length).toBeGreaterThan(1);
   });
 
-  it('starts indexer and api only after the services they need are healthy', () => {
-    expect(indexer!.depends_on).toEqual({ postgres: { condition: 'service_healthy' } });
-    expect(api!.depends_on).toEqual({ postgres: { condition: 'service_healthy' }, indexer: { condition: 'service_healthy' } });
+  it('starts every service only after the services it needs are healthy', () => {
+    const healthy = { condition: 'service_healthy' };
+    expect(replica!.depends_on).toEqual({ postgres: healthy });
+    expect(indexer!.depends_on).toEqual({ postgres: healthy });
+    expect(api!.depends_on).toEqual({ postgres: healthy, replica: healthy, indexer: healthy });
+    expect(haproxy!.depends_on).toEqual({ api: healthy });
   });
 
-  it('configures the app services only with variables of the config schema, pointing at the postgres service', () => {
-    for (const service of [indexer!, api!]) {
-      expect(service.build).toBe('.');
-      for (const name of Object.keys(service.environment!)) expect(knownEnv, name).toContain(name);
-      const db = new URL(service.environment!.DATABASE_URL!);
-      expect(db.hostname).toBe('postgres');
+  it('configures the primary for streaming replication: wal_level=replica, a replication role and its pg_hba line at init', () => {
+    const settings = postgres!.command!.filter((_, i, all) => all[i - 1] === '-c');
+    expect(postgres!.command![0]).toBe('postgres');
+    expect(settings).toContain('wal_level=replica');
+    expect(settings.some((s) => /^max_wal_senders=[1-9]\d*$/.test(s))).toBe(true);
+    const init = mounted(postgres!, '/docker-entrypoint-initdb.d/replication.sh');
+    expect(init).toContain('create role replicator with replication login password');
+    expect(init).toContain('"$REPLICATION_PASSWORD"');
+    expect(init).toMatch(/echo "host replication replicator all scram-sha-256" >> "\$PGDATA\/pg_hba.conf"/);
+    expect(postgres!.environment!.REPLICATION_PASSWORD).toBeTruthy();
+  });
+
+  it('makes the replica on first start with pg_basebackup -R from the primary, then runs the official entrypoint as a hot standby', () => {
+    const script = mounted(replica!, replica!.entrypoint![0]!);
+    expect(replica!.entrypoint).toHaveLength(1);
+    expect(script.startsWith('#!/bin/sh\n')).toBe(true);
+    expect(script).toContain('if [ ! -s "$PGDATA/PG_VERSION" ]; then');
+    const backup = script.slice(script.indexOf('pg_basebackup'));
+    for (const option of ['--host="$PRIMARY_HOST"', '--username=replicator', '--pgdata="$PGDATA"', '--write-recovery-conf', '--wal-method=stream']) expect(backup).toContain(option);
+    expect(script.trimEnd().endsWith('exec docker-entrypoint.sh "$@"')).toBe(true);
+    expect(replica!.environment!.PRIMARY_HOST).toBe('postgres');
+    expect(replica!.environment!.PGPASSWORD).toBe(postgres!.environment!.REPLICATION_PASSWORD);
+    expect(replica!.command![0]).toBe('postgres');
+    expect(replica!.command).toContain('hot_standby=on');
+    expect(replica!.healthcheck!.test.join(' ')).toContain('pg_is_in_recovery()');
+    expect(replica!.ports).toBeUndefined();
+  });
+
+  it('configures the app services only with variables of the config schema: writes and LISTEN on postgres, the api\'s reads on the replica', () => {
+    const sameDatabase = (url: string, host: string) => {
+      const db = new URL(url);
+      expect(db.hostname).toBe(host);
       expect(db.username).toBe(postgres!.environment!.POSTGRES_USER);
       expect(db.password).toBe(postgres!.environment!.POSTGRES_PASSWORD);
       expect(db.pathname).toBe(`/${postgres!.environment!.POSTGRES_DB}`);
+    };
+    for (const service of [indexer!, api!]) {
+      expect(service.build).toBe('.');
+      for (const name of Object.keys(service.environment!)) expect(knownEnv, name).toContain(name);
+      sameDatabase(service.environment!.DATABASE_URL!, 'postgres');
     }
+    sameDatabase(api!.environment!.DATABASE_READ_URL!, 'replica');
+    expect(indexer!.environment!.DATABASE_READ_URL).toBeUndefined();
     expect(indexer!.command).toEqual(['index']);
     expect(api!.command).toEqual(['serve']);
   });
 
-  it('publishes and health-checks the ports the services are configured to listen on', () => {
-    expect(api!.ports).toEqual([`${api!.environment!.PORT}:${api!.environment!.PORT}`]);
+  it('can scale the api (no container_name, no published port) and publishes only the load balancer', () => {
+    expect(api!.container_name).toBeUndefined();
+    expect(api!.ports).toBeUndefined();
+    for (const [name, service] of Object.entries(compose.services)) if (name !== 'haproxy') expect(service.ports, name).toBeUndefined();
     expect(api!.environment!.HOST).toBe('0.0.0.0');
     expect(api!.healthcheck!.test.join(' ')).toContain(`127.0.0.1:${api!.environment!.PORT}/health`);
     expect(indexer!.healthcheck!.test.join(' ')).toContain(`127.0.0.1:${indexer!.environment!.INDEXER_PORT}/health`);
+  });
+
+  it('puts HAProxy (official image, pinned) in front of every api container, found by Docker DNS and health-checked on /health', () => {
+    expect(haproxy!.image).toMatch(/^haproxy:\d+\.\d+(-[a-z0-9]+)?$/);
+    const cfg = mounted(haproxy!, '/usr/local/etc/haproxy/haproxy.cfg');
+    const lines = cfg.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    /** The lines of one section (`frontend http`, `backend api`, ...), up to the next section. */
+    const section = (name: string) => {
+      const start = lines.indexOf(name);
+      expect(start, name).toBeGreaterThanOrEqual(0);
+      const end = lines.findIndex((l, i) => i > start && /^(global|defaults|frontend|backend|resolvers|listen)\b/.test(l));
+      return lines.slice(start + 1, end === -1 ? undefined : end);
+    };
+    // Docker's embedded DNS, and one server slot per address of the compose service `api` on the api's port.
+    expect(section('resolvers docker')).toContain('nameserver dns 127.0.0.11:53');
+    const backend = section('backend api');
+    const template = backend.find((l) => l.startsWith('server-template '))!.split(/\s+/);
+    expect(template[3]).toBe(`api:${api!.environment!.PORT}`);
+    expect(Number(template[2])).toBeGreaterThanOrEqual(3);
+    const defaults = backend.find((l) => l.startsWith('default-server '))!.split(/\s+/);
+    expect(defaults).toEqual(expect.arrayContaining(['resolvers', 'docker', 'check', 'init-addr', 'none']));
+    expect(backend).toContain('option httpchk GET /health');
+    expect(backend).toContain('http-check expect status 200');
+    // It listens on the published port and sends everything to the api backend.
+    const frontend = section('frontend http');
+    const [published, target] = haproxy!.ports![0]!.split(':');
+    expect(frontend).toContain(`bind :${target}`);
+    expect(published).toBe(target);
+    expect(frontend).toContain('default_backend api');
+    // WebSockets (/ws, /route/subscribe) stay open past the HTTP timeouts.
+    const timeout = (name: string) => {
+      const line = section('defaults').find((l) => l.startsWith(`timeout ${name} `));
+      expect(line, name).toBeDefined();
+      const [, value, unit] = line!.match(/^timeout \S+ (\d+)(ms|s|m|h)$/)!;
+      return Number(value) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[unit as 'ms' | 's' | 'm' | 'h'];
+    };
+    expect(section('defaults')).toContain('mode http');
+    expect(timeout('tunnel')).toBeGreaterThanOrEqual(15 * 60_000);
+    expect(timeout('tunnel')).toBeGreaterThan(timeout('client'));
+    expect(timeout('tunnel')).toBeGreaterThan(timeout('server'));
+    // Its healthcheck asks the monitor-uri, which fails while no api server is up.
+    expect(frontend).toContain('monitor-uri /haproxy/health');
+    expect(frontend).toContain('monitor fail if { nbsrv(api) lt 1 }');
+    expect(haproxy!.healthcheck!.test.join(' ')).toContain(`/dev/tcp/127.0.0.1/${target}`);
+    expect(haproxy!.healthcheck!.test.join(' ')).toContain('GET /haproxy/health');
   });
 });
 
