@@ -1,6 +1,6 @@
 // No Docker engine runs here, so the Dockerfile and docker-compose.yml are checked statically: everything they
 // name must exist (files, config variables, commands, ports) and the services must wait for healthy peers.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { settings } from '../cli/config.ts';
@@ -61,6 +61,8 @@ describe('docker-compose.yml', () => {
     expect(settings).toContain('wal_level=replica');
     expect(settings.some((s) => /^max_wal_senders=[1-9]\d*$/.test(s))).toBe(true);
     const init = mounted(postgres!, '/docker-entrypoint-initdb.d/replication.sh');
+    // Executable, so the image's entrypoint runs it rather than sourcing it into itself.
+    expect(statSync(new URL('docker/primary-init.sh', root)).mode & 0o111).not.toBe(0);
     expect(init).toContain('create role replicator with replication login password');
     expect(init).toContain('"$REPLICATION_PASSWORD"');
     expect(init).toMatch(/echo "host replication replicator all scram-sha-256" >> "\$PGDATA\/pg_hba.conf"/);
@@ -70,6 +72,7 @@ describe('docker-compose.yml', () => {
   it('makes the replica on first start with pg_basebackup -R from the primary, then runs the official entrypoint as a hot standby', () => {
     const script = mounted(replica!, replica!.entrypoint![0]!);
     expect(replica!.entrypoint).toHaveLength(1);
+    expect(statSync(new URL('docker/replica-entrypoint.sh', root)).mode & 0o111, 'the entrypoint is run directly').not.toBe(0);
     expect(script.startsWith('#!/bin/sh\n')).toBe(true);
     expect(script).toContain('if [ ! -s "$PGDATA/PG_VERSION" ]; then');
     const backup = script.slice(script.indexOf('pg_basebackup'));
