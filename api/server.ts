@@ -37,14 +37,19 @@ export interface ApiOptions {
   readUrls?: readonly string[];
   /** How long a read after a notification waits for a replica to replay it (default REPLICA_WAIT_MS). */
   replicaWaitMs?: number;
+  /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client (DEXLAKE_TRUST_PROXY); none by
+   * default, so that a client cannot pick the address its credits are counted against. */
+  trustProxy?: readonly string[];
 }
 
 export async function buildServer(options: ApiOptions): Promise<FastifyInstance> {
-  const { logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes, readUrls = [], replicaWaitMs } = options;
+  const { logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes, readUrls = [], replicaWaitMs, trustProxy = [] } = options;
   // Every query below goes through `db`: the primary, or with read replicas the database that picks one.
   const replicas = readUrls.length ? new ReadReplicas(options.db, readUrls, replicaWaitMs === undefined ? {} : { waitMs: replicaWaitMs }) : undefined;
   const db = replicas?.db ?? options.db;
   const app = Fastify({
+    // request.ip: the client X-Forwarded-For names when the peer is a trusted proxy, else the peer.
+    trustProxy: trustProxy.length ? [...trustProxy] : false,
     loggerInstance: (logger ?? pino({ level: logLevel, base: { proc: 'api' } })) as FastifyBaseLogger,
     // Per-request lines would drown the log under load; the metrics histogram counts requests instead.
     logController: new LogController({ disableRequestLogging: true }),

@@ -1,5 +1,6 @@
 // Every setting of dexlake in one place: its environment variable, its flag, its default and what a
 // valid value looks like. The README's configuration table is checked against this list by a test.
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 export interface Setting {
@@ -42,6 +43,17 @@ export const settings = {
       .string()
       .transform((s) => s.split(',').map((u) => u.trim()))
       .pipe(z.array(url(['postgres:', 'postgresql:'])).min(1)),
+  },
+  trustProxy: {
+    env: 'DEXLAKE_TRUST_PROXY',
+    flag: '--trust-proxy',
+    expected: 'IP addresses or CIDR ranges, separated by commas',
+    description:
+      "Proxies (a load balancer) whose X-Forwarded-For the api believes: a request from one of them counts against the budget of the client it names, not the proxy's. Unset: the peer's own address, and X-Forwarded-For is ignored",
+    schema: z
+      .string()
+      .transform((s) => s.split(',').map((a) => a.trim()))
+      .pipe(z.array(z.string().refine((a) => isIP(a.split('/')[0]!) !== 0 && /^[^/]+(\/\d{1,3})?$/.test(a), 'not an IP address or CIDR range')).min(1)),
   },
   port: {
     env: 'PORT',

@@ -14,6 +14,7 @@ export async function serve(config: Config): Promise<void> {
       network: config.nearNetwork,
       quoteRelayUrl: config.quoteRelayUrl ?? null,
       readUrls: config.databaseReadUrl ?? [],
+      trustProxy: config.trustProxy ?? [],
     });
     db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
     try {

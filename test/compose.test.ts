@@ -100,6 +100,8 @@ describe('docker-compose.yml', () => {
       sameDatabase(service.environment!.DATABASE_URL!, 'postgres');
     }
     sameDatabase(api!.environment!.DATABASE_READ_URL!, 'replica');
+    // The api believes the X-Forwarded-For of the compose network's addresses (HAProxy's `option forwardfor`).
+    expect(api!.environment!.DEXLAKE_TRUST_PROXY!.split(',')).toContain('172.16.0.0/12');
     expect(indexer!.environment!.DATABASE_READ_URL).toBeUndefined();
     expect(indexer!.command).toEqual(['index']);
     expect(api!.command).toEqual(['serve']);
@@ -128,6 +130,7 @@ describe('docker-compose.yml', () => {
     // Docker's embedded DNS, and one server slot per address of the compose service `api` on the api's port.
     expect(section('resolvers docker')).toContain('nameserver dns 127.0.0.11:53');
     const backend = section('backend api');
+    expect(backend).toContain('option forwardfor');
     const template = backend.find((l) => l.startsWith('server-template '))!.split(/\s+/);
     expect(template[3]).toBe(`api:${api!.environment!.PORT}`);
     expect(Number(template[2])).toBeGreaterThanOrEqual(3);

@@ -28,6 +28,7 @@ describe('config', () => {
     [{ DEXLAKE_FROM: '-5' }, 'invalid DEXLAKE_FROM="-5": expected a block height (non-negative integer)'],
     [{ NEAR_RPC_URL: 'localhost:3030' }, 'invalid NEAR_RPC_URL="localhost:3030": expected an http:// or https:// URL'],
     [{ DATABASE_READ_URL: 'postgres://a/x,mysql://b/x' }, 'invalid DATABASE_READ_URL="postgres://a/x,mysql://b/x": expected one or more postgres:// or postgresql:// URLs, separated by commas'],
+    [{ DEXLAKE_TRUST_PROXY: '10.0.0.0/8,haproxy' }, 'invalid DEXLAKE_TRUST_PROXY="10.0.0.0/8,haproxy": expected IP addresses or CIDR ranges, separated by commas'],
     [{ DEXLAKE_DEVNET_GENESIS: '2026-02-30T00:00:00Z' }, `invalid DEXLAKE_DEVNET_GENESIS="2026-02-30T00:00:00Z": expected ${settings.devnetGenesis.expected}`],
   ])('rejects %o with one line naming it', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
@@ -41,6 +42,7 @@ describe('config', () => {
 
   it('reads one read replica URL or several separated by commas', () => {
     expect(loadConfig({ DATABASE_READ_URL: 'postgres://r1:5432/dexlake' }).databaseReadUrl).toEqual(['postgres://r1:5432/dexlake']);
+    expect(loadConfig({ DEXLAKE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', '::1']);
     expect(loadConfig({}, { databaseReadUrl: 'postgres://r1/d, postgresql://r2:6432/d' }).databaseReadUrl).toEqual(['postgres://r1/d', 'postgresql://r2:6432/d']);
   });
 

@@ -11,6 +11,7 @@ import websocket from '@fastify/websocket';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routing, ROUTE_CREDITS } from '../api/routing/plugin.ts';
+import { buildServer } from '../api/server.ts';
 import { LIMITS } from '../api/tokens/limits.ts';
 import { tokenDataRoutes } from '../api/tokens/plugin.ts';
 import { objectShape } from '../api/tokens/query.ts';
@@ -492,6 +493,36 @@ describe('credits per minute per client', () => {
       expect(JSON.parse((await from('10.1.0.1')).body).error.code).toBe('rate_limited');
     } finally {
       await bare.close();
+    }
+  });
+
+  it('behind a trusted proxy (DEXLAKE_TRUST_PROXY) credits are counted per client X-Forwarded-For names; otherwise the header is ignored', async () => {
+    // The api of `dexlake serve`, as behind HAProxy: every request comes from the proxy's address.
+    const spend = async (app: FastifyInstance, remoteAddress: string, client: string) => {
+      for (let i = 0; i < 10; i++) {
+        const res = await app.inject({ url: '/tokens?limit=1', remoteAddress, headers: { 'x-forwarded-for': client } });
+        if (res.statusCode === 429 || JSON.parse(res.body).error?.code === 'rate_limited') return i;
+      }
+      return -1;
+    };
+    const status = async (app: FastifyInstance, remoteAddress: string, client: string) =>
+      JSON.parse((await app.inject({ url: '/tokens?limit=1', remoteAddress, headers: { 'x-forwarded-for': client } })).body).error?.code ?? 'ok';
+    const trusting = await buildServer({ db, logLevel: 'silent', httpCreditsPerMinute: 5, trustProxy: ['10.4.0.0/16'] });
+    const plain = await buildServer({ db, logLevel: 'silent', httpCreditsPerMinute: 5 });
+    try {
+      // Trusted proxy: client A spends its budget; client B, through the same proxy, has its own.
+      expect(await spend(trusting, '10.4.0.9', '198.51.100.1')).toBeGreaterThan(0);
+      expect(await status(trusting, '10.4.0.9', '198.51.100.1')).toBe('rate_limited');
+      expect(await status(trusting, '10.4.0.9', '198.51.100.2')).toBe('ok');
+      // A peer outside the trusted range is its own client, whatever it claims.
+      expect(await spend(trusting, '203.0.113.7', '198.51.100.3')).toBeGreaterThan(0);
+      expect(await status(trusting, '203.0.113.7', '198.51.100.4')).toBe('rate_limited');
+      // No trusted proxy: X-Forwarded-For cannot buy a new budget.
+      expect(await spend(plain, '10.4.0.9', '198.51.100.1')).toBeGreaterThan(0);
+      expect(await status(plain, '10.4.0.9', '198.51.100.2')).toBe('rate_limited');
+    } finally {
+      await trusting.close();
+      await plain.close();
     }
   });
 
