@@ -12,8 +12,8 @@
 // of the previous one that is no endpoint; each window's gas grows with its far edge's distance from the price.
 import { PoolsImportError, type BootstrapEvent, type BootstrapState, type ChainAt, type DexBootstrap } from '../dex.ts';
 import { AMM_DCL_A_DEX_ID } from './events.ts';
-import { getSqrtPrice, LEFT_MOST_POINT, RIGHT_MOST_POINT } from './range-math.ts';
-import { withReserves, type DclPointLiquidity, type DclPointOrder, type DclPoolState } from './state.ts';
+import { LEFT_MOST_POINT, RIGHT_MOST_POINT } from './range-math.ts';
+import { newDclPoolState, withReserves, type DclPointLiquidity, type DclPointOrder, type DclPoolState } from './state.ts';
 
 /** Pools per `list_pools` call. */
 export const DCL_POOLS_PAGE = 100;
@@ -80,24 +80,9 @@ export function dclBootstrap(options: DclBootstrapOptions = {}): DexBootstrap {
           at.view(contractId, 'get_pointorder_range', { pool_id: info.poolId, left_point: left, right_point: right });
         const points = await readPoints(info, windowSlots, liquidityView, `${contractId}.get_liquidity_range of ${info.poolId} at block ${at.height}`);
         const orders = await readOrders(info, windowSlots, ordersView, (left, right) => call('get_pointorder_range', { pool_id: info.poolId, left_point: left, right_point: right }));
-        const state: DclPoolState = withReserves({
-          kind: 'dcl',
-          poolId: info.poolId,
-          tokens: [info.tokenX, info.tokenY],
-          amounts: [0n, 0n],
-          totalFee: info.fee,
-          pointDelta: info.pointDelta,
-          currentPoint: info.currentPoint,
-          // Not in the view; every swap leaves the table price of the point it stops at (range-math.ts).
-          sqrtPrice96: getSqrtPrice(info.currentPoint),
-          liquidity: info.liquidity,
-          liquidityX: info.liquidityX,
-          points,
-          orders,
-          lastSwapCheck: null,
-          unmatchedSwaps: 0,
-          unappliedChanges: 0,
-        });
+        // The pool as created, at the view's point (its price is the table price of that point: every swap leaves
+        // it there, range-math.ts), with the liquidity read.
+        const state: DclPoolState = withReserves({ ...newDclPoolState(info), liquidity: info.liquidity, liquidityX: info.liquidityX, points, orders });
         events.push({ kind: 'pool_state', dex: AMM_DCL_A_DEX_ID, contractId, poolId: info.poolId, state, source: 'rpc' });
       }
       return { events, skipped };
