@@ -13,7 +13,7 @@
 import { PoolsImportError, type BootstrapEvent, type BootstrapState, type ChainAt, type DexBootstrap } from '../dex.ts';
 import { AMM_DCL_A_DEX_ID } from './events.ts';
 import { LEFT_MOST_POINT, RIGHT_MOST_POINT } from './range-math.ts';
-import { newDclPoolState, withReserves, type DclPointLiquidity, type DclPointOrder, type DclPoolState } from './state.ts';
+import { newDclPoolState, withReserves, type NewDclPool, type DclPointLiquidity, type DclPointOrder, type DclPoolState } from './state.ts';
 
 /** Pools per `list_pools` call. */
 export const DCL_POOLS_PAGE = 100;
@@ -28,13 +28,7 @@ export interface DclBootstrapOptions {
 const MAX_U128 = (1n << 128n) - 1n;
 
 /** What `list_pools` says of a pool that the state needs. */
-interface PoolInfo {
-  poolId: string;
-  tokenX: string;
-  tokenY: string;
-  fee: number;
-  pointDelta: number;
-  currentPoint: number;
+interface PoolInfo extends NewDclPool {
   liquidity: bigint;
   liquidityX: bigint;
   running: boolean;
