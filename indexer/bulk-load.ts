@@ -54,7 +54,9 @@ export async function dropIndexes(db: Db): Promise<string[]> {
       // A primary key is a constraint: dropped and added back as one, so the table's key is the same afterwards.
       const [drop, build] =
         r.constraint_def === null
-          ? [`drop index ${ident(r.name)}`, r.index_def]
+          ? // On a partitioned table the catalog's definition says ON ONLY (the parent alone); built again it must
+            // reach every partition.
+            [`drop index ${ident(r.name)}`, r.index_def.replace(' ON ONLY ', ' ON ')]
           : [`alter table ${ident(r.table_name)} drop constraint ${ident(r.name)}`, `alter table ${ident(r.table_name)} add constraint ${ident(r.name)} ${r.constraint_def}`];
       await client.query('insert into deferred_indexes (name, table_name, definition) values ($1, $2, $3)', [r.name, r.table_name, build]);
       await client.query(drop);

@@ -9,6 +9,7 @@ import type { Dex } from '../dexes/dex.ts';
 import { DEXES } from '../dexes/index.ts';
 import { FoldStage } from './fold-stage.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
+import { partitionName, partitions } from './partitions.ts';
 import type { Progress } from './progress.ts';
 import type { BlockSource } from './sources/source.ts';
 import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoint, type BlockRow } from './store.ts';
@@ -60,6 +61,23 @@ export async function rebuild(db: Db, progress?: Progress, chunk = REBUILD_CHUNK
   });
 }
 
+/** Receipts that blocks cannot give, kept by replay: learned over RPC, imported (pools-import/) or bootstrapped. */
+const KEPT = sql`(receipt_id like 'rpc:%' or receipt_id like 'import:%' or receipt_id like 'bootstrap:%')`;
+
+/**
+ * Deletes the events the blocks of [from, to] gave. A partition inside the range that holds no kept event is
+ * emptied with TRUNCATE, which leaves no dead rows for vacuum; the rest are deleted row by row.
+ */
+async function deleteBlockEvents(tx: Tx, from: number, to: number): Promise<void> {
+  for (const p of await partitions(tx.client)) {
+    if (p.from < from || p.to - 1 > to) continue;
+    const table = sql.table(partitionName('events', p.from));
+    const kept = await sql`select 1 from ${table} where ${KEPT} limit 1`.execute(tx.kysely);
+    if (!kept.rows.length) await sql`truncate ${table}`.execute(tx.kysely);
+  }
+  await sql`delete from events where block_height between ${from} and ${to} and not ${KEPT}`.execute(tx.kysely);
+}
+
 export interface ReplayOptions {
   db: Db;
   source: BlockSource;
@@ -77,16 +95,7 @@ export interface ReplayOptions {
 export async function replay({ db, source, from, to, signal, progress, contracts = MAINNET_CONTRACTS, dexes = DEXES }: ReplayOptions): Promise<{ blocks: number; events: number }> {
   if (from > to) throw new Error(`replay: --from ${from} is above --to ${to}`);
   return inTransaction(db, async (tx) => {
-    // Events the blocks give are replaced; those learned over RPC (`rpc:` receipts), imported (`import:`, see
-    // pools-import/) or bootstrapped (`bootstrap:`, bootstrap.ts) are kept: the blocks cannot give them.
-    await tx.kysely
-      .deleteFrom('events')
-      .where('block_height', '>=', from)
-      .where('block_height', '<=', to)
-      .where('receipt_id', 'not like', 'rpc:%')
-      .where('receipt_id', 'not like', 'import:%')
-      .where('receipt_id', 'not like', 'bootstrap:%')
-      .execute();
+    await deleteBlockEvents(tx, from, to);
     await tx.kysely.deleteFrom('blocks').where('height', '>=', from).where('height', '<=', to).execute();
     const before = await tx.kysely.selectFrom('blocks').select('height').where('height', '<', from).orderBy('height', 'desc').limit(1).executeTakeFirst();
     let previous = before?.height;

@@ -6,6 +6,7 @@ import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { copyRows } from '../db/copy.ts';
 import { NOTIFY_CHANNEL } from '../db/notify.ts';
+import { ensurePartitions } from './partitions.ts';
 import type { Database } from '../db/schema.ts';
 import { compareEvents, EVENT_COLUMNS, eventRow, eventRowsText, transfersText, type DomainEvent } from './event-rows.ts';
 import { applyMarketChanges, prepareMarketChanges, type MarketChanges } from './projections/market.ts';
@@ -39,6 +40,7 @@ const BLOCK_COLUMNS = ['height', 'hash', 'prev_hash', 'timestamp_ms', 'gap_befor
 
 /** Appends blocks and their events to the log; their heights must not be in it yet. */
 export async function appendToLog(tx: Tx, blocks: readonly BlockRow[], events: readonly DomainEvent[] | string): Promise<void> {
+  await ensurePartitions(tx.client, spansOf(blocks, events));
   await copyRows(tx.client, 'blocks', BLOCK_COLUMNS, blocks.map((b) => [b.height, b.hash, b.prevHash, b.timestampMs, b.gapBefore]));
   await copyRows(tx.client, 'events', EVENT_COLUMNS, typeof events === 'string' ? events : events.map(eventRow));
 }
@@ -107,10 +109,19 @@ export function prepareBatch(blocks: readonly BlockRow[], events: DomainEvent[],
   return { blocks, events: rows.events, changes: prepareProjections(events, rows.transfers) };
 }
 
+/** The heights rows will be written at: the blocks', and the events' where they come without blocks (imports). */
+function spansOf(blocks: readonly BlockRow[], events: readonly DomainEvent[] | string): { from: number; to: number }[] {
+  const heights = blocks.map((b) => b.height);
+  if (typeof events !== 'string') for (const e of events) heights.push(e.blockHeight);
+  return heights.map((h) => ({ from: h, to: h }));
+}
+
 /** One batch, all or nothing: log, projections, checkpoint, NOTIFY. */
 export async function writeBatch(db: Db, batch: PreparedBatch): Promise<void> {
   const last = batch.blocks.at(-1);
   if (!last) return;
+  // Outside the batch's transaction, so that a new partition locks its table for a moment, not for the batch.
+  await ensurePartitions(db.pool, spansOf(batch.blocks, batch.events));
   await inTransaction(db, async (tx) => {
     await appendToLog(tx, batch.blocks, batch.events);
     const changed = await applyProjections(tx, batch.changes);

@@ -11,6 +11,7 @@ import * as ratesIndex from './0007_rates_index.ts';
 import * as nslpIndex from './0008_nslp_index.ts';
 import * as undecoded from './0009_undecoded.ts';
 import * as deferredIndexes from './0010_deferred_indexes.ts';
+import * as partitionedHistory from './0011_partitioned_history.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -23,4 +24,5 @@ export const migrations: Record<string, Migration> = {
   '0008_nslp_index': nslpIndex,
   '0009_undecoded': undecoded,
   '0010_deferred_indexes': deferredIndexes,
+  '0011_partitioned_history': partitionedHistory,
 };
