@@ -11,7 +11,7 @@ import { Migrator } from '../db/kysely.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { migrations } from '../migrations/index.ts';
 import { BULK_LOAD_INDEXES, buildIndexes, dropIndexes } from '../indexer/bulk-load.ts';
-import { partitions, PARTITIONED } from '../indexer/partitions.ts';
+import { ensurePartitions, partitions, PARTITIONED } from '../indexer/partitions.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { replay } from '../indexer/replay.ts';
 import { devnetSource } from '../indexer/sources/devnet.ts';
@@ -173,6 +173,31 @@ describe('partitioned history', () => {
       expect(JSON.stringify(body).length, url).toBeGreaterThan(100);
       expect(body, url).toEqual(await answer(wide, url));
     }
+  });
+
+  it('the partition ahead gives way to a reader holding its table; one that rows need waits for it', async () => {
+    const db = await createMigratedDb();
+    await db.pool.query('update history_partitioning set width_blocks = 100');
+    expect(await ensurePartitions(db.pool, [{ from: 10, to: 10 }])).toEqual([0, 100]);
+    expect(await ensurePartitions(db.pool, [{ from: 20, to: 90 }])).toEqual([]);
+    const holder = await db.pool.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from trades limit 1');
+      // 150's partition exists; the one ahead (200) is left for later, and a reader meanwhile is not held up.
+      expect(await ensurePartitions(db.pool, [{ from: 150, to: 150 }])).toEqual([]);
+      expect((await db.pool.query('select count(*)::int as n from trades')).rows).toEqual([{ n: 0 }]);
+      // 250 needs 200: that CREATE waits for the reader, and the one ahead (300) is made after it.
+      const waiting = ensurePartitions(db.pool, [{ from: 250, to: 250 }]);
+      const lockWaits = async () =>
+        (await db.pool.query<{ n: number }>(`select count(*)::int as n from pg_stat_activity where wait_event_type = 'Lock' and query like 'create table%'`)).rows[0]!.n;
+      while ((await lockWaits()) === 0) await new Promise((r) => setTimeout(r, 10));
+      await holder.query('commit');
+      expect(await waiting).toEqual([200, 300]);
+    } finally {
+      holder.release();
+    }
+    expect((await partitions(db.pool)).map((p) => p.from)).toEqual([0, 100, 200, 300]);
   });
 
   it('replay empties the partitions wholly inside its range with TRUNCATE, keeps those holding kept events, and ends with the same tables', async () => {

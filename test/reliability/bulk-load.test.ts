@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../../db/connect.ts';
 import { migrateToLatest } from '../../db/migrate.ts';
+import { ensurePartitions } from '../../indexer/partitions.ts';
 import { Rng } from '../../devnet/rng.ts';
 import { BULK_LOAD_INDEXES } from '../../indexer/bulk-load.ts';
 import { runDexlake, type Running } from '../harness/cli.ts';
@@ -103,6 +104,8 @@ describe('crash consistency of bulk-load mode', () => {
     // Migrated here (the indexer would at its start) so that the test can hold a table's lock before it runs.
     const migrator = connect(url, { max: 1 });
     await migrateToLatest(migrator.kysely);
+    // The partitions too, so that the first batch's only wait on the held lock below is the drop's.
+    await ensurePartitions(migrator.pool, [{ from: 1, to: BLOCKS }]);
     await migrator.close();
     const watcher = new pg.Client({ connectionString: url });
     const holder = new pg.Client({ connectionString: url });
