@@ -12,6 +12,7 @@ import * as nslpIndex from './0008_nslp_index.ts';
 import * as undecoded from './0009_undecoded.ts';
 import * as deferredIndexes from './0010_deferred_indexes.ts';
 import * as partitionedHistory from './0011_partitioned_history.ts';
+import * as readIndexes from './0012_read_indexes.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -25,4 +26,5 @@ export const migrations: Record<string, Migration> = {
   '0009_undecoded': undecoded,
   '0010_deferred_indexes': deferredIndexes,
   '0011_partitioned_history': partitionedHistory,
+  '0012_read_indexes': readIndexes,
 };

@@ -2,6 +2,7 @@
 // holders by amount with their share of the supply.
 import { z } from 'zod';
 import { accountIdParam, tokenIdParam } from '../ids.ts';
+import type { RawBuilder } from 'kysely';
 import { sql } from '../../../db/kysely.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal, share, usdValue } from '../decimal.ts';
@@ -40,25 +41,30 @@ export const balancesGet = defineMethod({
     if (params.at_height !== undefined && params.at_height > head.height) throw badRequest(`at_height ${params.at_height} is after the latest block ${head.height}`);
     let at = params.at_height ?? head.height;
     if (params.at_millis !== undefined) {
-      const { rows } = await sql<{ height: number | null }>`select max(height) as height from blocks where timestamp_ms <= ${params.at_millis}`.execute(db);
+      const { rows } = await sql<{ height: number | null }>`select height from blocks where timestamp_ms <= ${params.at_millis} order by timestamp_ms desc, height desc limit 1`.execute(db);
       at = rows[0]?.height == null ? -1 : Number(rows[0].height);
     }
-    const only = params.tokens ? sql`and b.token = any(${params.tokens}::text[])` : sql``;
+    const only = (token: RawBuilder<unknown>) => (params.tokens ? sql`and ${token} = any(${params.tokens}::text[])` : sql``);
     const current = at === head.height;
     const { rows } = current
       ? await sql<{ token: string; balance: string; symbol: string | null; decimals: number | null; price_usd: string | null }>`
           select b.token, b.balance, t.symbol, t.decimals, m.price_usd
           from balances b left join tokens t on t.token = b.token left join token_market m on m.token = b.token
-          where b.account = ${params.account_id} and b.balance <> 0 ${only} order by b.token`.execute(db)
+          where b.account = ${params.account_id} and b.balance <> 0 ${only(sql`b.token`)} order by b.token`.execute(db)
       : await sql<{ token: string; balance: string; symbol: string | null; decimals: number | null; price_usd: string | null }>`
           select b.token, b.balance, t.symbol, t.decimals,
             (select p.price_usd from prices p where p.token = b.token and p.block_height <= ${at} order by p.block_height desc limit 1) as price_usd
-          from (
-            select distinct on (token) token, balance from balance_history b
-            where b.account = ${params.account_id} and b.block_height <= ${at} ${only}
-            order by token, block_height desc
-          ) b left join tokens t on t.token = b.token
-          where b.balance <> 0 order by b.token`.execute(db);
+          from balances c
+          -- Per token the account ever held (balances keeps a row for each), its last balance at or below the
+          -- height: one probe down the key per partition until found, where one distinct over the account's whole
+          -- history would read and sort all of it.
+          cross join lateral (
+            select h.token, h.balance from balance_history h
+            where h.token = c.token and h.account = c.account and h.block_height <= ${at}
+            order by h.block_height desc limit 1
+          ) b
+          left join tokens t on t.token = b.token
+          where c.account = ${params.account_id} ${only(sql`c.token`)} and b.balance <> 0 order by b.token`.execute(db);
     let total = 0n;
     const out = rows.map((r) => {
       const value = r.price_usd !== null && r.decimals !== null ? usdValue(BigInt(r.balance), r.decimals, r.price_usd) : null;
@@ -118,7 +124,7 @@ export const holdersGet = defineMethod({
       select account, balance from balances where token = ${params.token} and balance > 0 ${after}
       order by balance desc, account asc limit ${params.limit}`.execute(db);
     const { rows: meta } = await sql<{ total_supply: string | null; holders: number }>`
-      select total_supply, (select count(*)::int from balances where token = ${params.token} and balance > 0) as holders
+      select total_supply, coalesce(t.holders, 0) as holders
       from (select ${params.token}::text as token) q left join tokens t on t.token = q.token`.execute(db);
     const supply = meta[0]?.total_supply ?? null;
     const last = rows.at(-1);

@@ -9,7 +9,7 @@ import { formatScaled, parseScaled, presentDecimal } from '../decimal.ts';
 import { defineMethod } from '../method.ts';
 import { LIMITS } from '../limits.ts';
 import { averageCost, positionsFromTrades, unrealized } from '../positions.ts';
-import { historyCache } from './history.ts';
+import { historyCache, timeWindow } from './history.ts';
 import { precisionSchema } from './tokens.ts';
 
 
@@ -78,7 +78,11 @@ export const activityQuery = defineMethod({
       union all
       select 'transfer', block_height, receipt_id, index::text, timestamp_ms, tx_hash,
         jsonb_build_object('token', token, 'from', sender, 'to', receiver, 'amount', amount::text, 'memo', memo)
-      from transfers where sender = ${account} or receiver = ${account}
+      from transfers where sender = ${account}
+      union all
+      select 'transfer', block_height, receipt_id, index::text, timestamp_ms, tx_hash,
+        jsonb_build_object('token', token, 'from', sender, 'to', receiver, 'amount', amount::text, 'memo', memo)
+      from transfers where receiver = ${account} and sender is distinct from ${account}
       union all
       select 'liquidity', block_height, receipt_id, index::text, timestamp_ms, tx_hash,
         jsonb_build_object('dex', payload->'dex', 'pool_id', payload->'poolId', 'action', payload->'action', 'tokens', payload->'tokens',
@@ -86,8 +90,7 @@ export const activityQuery = defineMethod({
       from events where kind = 'liquidity' and payload->>'provider' = ${account}
     ) a`;
     const filters = [sql`a.kind = any(${kinds}::text[])`];
-    if (params.after_millis !== undefined) filters.push(sql`a.timestamp_ms > ${params.after_millis}`);
-    if (params.before_millis !== undefined) filters.push(sql`a.timestamp_ms < ${params.before_millis}`);
+    filters.push(...timeWindow(params, sql`a.timestamp_ms`, sql`a.block_height`));
     const base = sql.join(filters, sql` and `);
     const newest = params.order === 'newest';
     const dir = sql.raw(newest ? 'desc' : 'asc');

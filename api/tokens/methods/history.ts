@@ -74,12 +74,32 @@ function parseCursor(cursor: string): { height: number; receipt: string; index: 
 }
 
 /**
+ * A bound on block_height equivalent to a bound on timestamp_ms (block timestamps grow with height), so that a
+ * time window reads only the partitions and index range of its heights instead of filtering every row by time.
+ */
+export function timeWindow(params: { after_millis?: number; before_millis?: number }, column = sql`timestamp_ms`, height = sql`block_height`): RawBuilder<unknown>[] {
+  const bounds: RawBuilder<unknown>[] = [];
+  if (params.after_millis !== undefined) {
+    bounds.push(sql`${column} > ${params.after_millis}`);
+    bounds.push(sql`${height} > coalesce((select height from blocks where timestamp_ms <= ${params.after_millis} order by timestamp_ms desc, height desc limit 1), -1)`);
+  }
+  if (params.before_millis !== undefined) {
+    bounds.push(sql`${column} < ${params.before_millis}`);
+    bounds.push(sql`${height} < coalesce((select height from blocks where timestamp_ms >= ${params.before_millis} order by timestamp_ms, height limit 1), 9223372036854775807)`);
+  }
+  return bounds;
+}
+
+/**
  * One page of a history table keyed by (block_height, receipt_id, index), newest or oldest first after `cursor`,
- * and the id of the newest row matching `filter` (`latest_id`).
+ * and the id of the newest row matching the filters (`latest_id`). `arms` are disjoint conditions whose union is
+ * asked for (an account as sender, or as receiver and not sender): each is read in key order by its own index and
+ * cut at the limit before they are merged, where one `or` would read every row of both.
  */
 async function historyPage(
   snapshot: Snapshot,
   table: 'trades' | 'transfers',
+  arms: readonly RawBuilder<unknown>[],
   filter: RawBuilder<unknown>,
   params: { order: string; cursor?: string; limit: number },
 ): Promise<{ rows: Record<string, any>[]; latest_id: string | null; next_cursor: string | null }> {
@@ -90,10 +110,16 @@ async function historyPage(
     const key = parseCursor(params.cursor);
     page = sql`${filter} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${key.index}::int)`;
   }
+  const select = (columns: RawBuilder<unknown>, where: RawBuilder<unknown>, order: RawBuilder<unknown>, limit: number) =>
+    sql.join(
+      arms.map((arm) => sql`(select ${columns} from ${sql.table(table)} where ${arm} and ${where} order by block_height ${order}, receipt_id ${order}, index ${order} limit ${limit})`),
+      sql` union all `,
+    );
   const { rows } = await sql<Record<string, any>>`
-    select * from ${sql.table(table)} where ${page} order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
+    select * from (${select(sql`*`, page, dir, params.limit)}) page order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
+  const desc = sql.raw('desc');
   const { rows: latest } = await sql<Record<string, any>>`
-    select block_height, receipt_id, index from ${sql.table(table)} where ${filter} order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db);
+    select * from (${select(sql`block_height, receipt_id, index`, filter, desc, 1)}) latest order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db);
   return { rows, latest_id: latest[0] ? rowId(latest[0]) : null, next_cursor: rows.length === params.limit ? rowId(rows.at(-1)!) : null };
 }
 
@@ -158,20 +184,23 @@ export const tradesQuery = defineMethod({
     if (params.fields?.includes('side') && !params.token) throw badRequest('field side needs token');
     // side is relative to token, so it comes with it unless fields says otherwise.
     const fields = params.fields ?? (params.token ? [...TRADE_DEFAULT_FIELDS, 'side'] : TRADE_DEFAULT_FIELDS);
+    const { token } = params;
+    const arms =
+      token === undefined
+        ? [sql`true`]
+        : params.side === 'buy'
+          ? [sql`token_out = ${token}`]
+          : params.side === 'sell'
+            ? [sql`token_in = ${token}`]
+            : [sql`token_in = ${token}`, sql`token_out = ${token} and token_in <> ${token}`];
     const filters: RawBuilder<unknown>[] = [sql`true`];
-    if (params.token) {
-      const side = params.side === 'buy' ? sql`token_out = ${params.token}` : params.side === 'sell' ? sql`token_in = ${params.token}` : sql`(token_in = ${params.token} or token_out = ${params.token})`;
-      filters.push(side);
-    }
     if (params.pool) filters.push(sql`${params.pool} = any(pool_ids)`);
     if (params.dex) filters.push(sql`dex = ${params.dex}`);
     if (params.trader) filters.push(sql`trader = ${params.trader}`);
     if (params.min_usd !== undefined) filters.push(sql`value_usd >= ${String(params.min_usd)}::numeric`);
-    if (params.after_millis !== undefined) filters.push(sql`timestamp_ms > ${params.after_millis}`);
-    if (params.before_millis !== undefined) filters.push(sql`timestamp_ms < ${params.before_millis}`);
-    const base = sql.join(filters, sql` and `);
+    filters.push(...timeWindow(params));
     // A trade is keyed like the event of its first hop: (block, receipt, index).
-    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'trades', base, params);
+    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'trades', arms, sql.join(filters, sql` and `), params);
     const result = {
       height: snapshot.head.height,
       timestamp_millis: snapshot.head.timestamp_millis,
@@ -231,17 +260,16 @@ export const transfersQuery = defineMethod({
   params: transfersQueryParams,
   result: historyResult(transferFields),
   async run(snapshot, params) {
+    const { account } = params;
+    const arms = account === undefined ? [sql`true`] : [sql`sender = ${account}`, sql`receiver = ${account} and sender is distinct from ${account}`];
     const filters: RawBuilder<unknown>[] = [sql`true`];
     if (params.token) filters.push(sql`token = ${params.token}`);
-    if (params.account) filters.push(sql`(sender = ${params.account} or receiver = ${params.account})`);
     if (params.from) filters.push(sql`sender = ${params.from}`);
     if (params.to) filters.push(sql`receiver = ${params.to}`);
     if (params.min_amount !== undefined) filters.push(sql`amount >= ${params.min_amount}::numeric`);
-    if (params.after_millis !== undefined) filters.push(sql`timestamp_ms > ${params.after_millis}`);
-    if (params.before_millis !== undefined) filters.push(sql`timestamp_ms < ${params.before_millis}`);
-    const base = sql.join(filters, sql` and `);
+    filters.push(...timeWindow(params));
     // A transfer is keyed like its event: (block, receipt, index).
-    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'transfers', base, params);
+    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'transfers', arms, sql.join(filters, sql` and `), params);
     const result = {
       height: snapshot.head.height,
       timestamp_millis: snapshot.head.timestamp_millis,
