@@ -117,9 +117,12 @@ async function historyPage(
     );
   const { rows } = await sql<Record<string, any>>`
     select * from (${select(sql`*`, page, dir, params.limit)}) page order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
-  const desc = sql.raw('desc');
-  const { rows: latest } = await sql<Record<string, any>>`
-    select * from (${select(sql`block_height, receipt_id, index`, filter, desc, 1)}) latest order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db);
+  // The first page, newest first, starts with the newest row: no second query (each one plans every partition).
+  const latest =
+    newest && !params.cursor
+      ? rows.slice(0, 1)
+      : (await sql<Record<string, any>>`
+          select * from (${select(sql`block_height, receipt_id, index`, filter, sql.raw('desc'), 1)}) latest order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db)).rows;
   return { rows, latest_id: latest[0] ? rowId(latest[0]) : null, next_cursor: rows.length === params.limit ? rowId(rows.at(-1)!) : null };
 }
 
