@@ -51,13 +51,13 @@ export const balancesGet = defineMethod({
           select b.token, b.balance, t.symbol, t.decimals, m.price_usd
           from balances b left join tokens t on t.token = b.token left join token_market m on m.token = b.token
           where b.account = ${params.account_id} and b.balance <> 0 ${only(sql`b.token`)} order by b.token`.execute(db)
-      : await sql<{ token: string; balance: string; symbol: string | null; decimals: number | null; price_usd: string | null }>`
+      : // Per token the account ever held (balances keeps a row for each), its last balance at or below the height:
+        // one probe down the key per partition until found, where one distinct over the account's whole history
+        // would read and sort all of it.
+        await sql<{ token: string; balance: string; symbol: string | null; decimals: number | null; price_usd: string | null }>`
           select b.token, b.balance, t.symbol, t.decimals,
             (select p.price_usd from prices p where p.token = b.token and p.block_height <= ${at} order by p.block_height desc limit 1) as price_usd
           from balances c
-          -- Per token the account ever held (balances keeps a row for each), its last balance at or below the
-          -- height: one probe down the key per partition until found, where one distinct over the account's whole
-          -- history would read and sort all of it.
           cross join lateral (
             select h.token, h.balance from balance_history h
             where h.token = c.token and h.account = c.account and h.block_height <= ${at}
