@@ -75,7 +75,7 @@ async function createAhead(client: pg.ClientBase | pg.Pool, start: number, width
   }
   const session = await client.connect();
   try {
-    await session.query(`set lock_timeout = ${AHEAD_LOCK_TIMEOUT_MS}`);
+    await session.query("select set_config('lock_timeout', $1, false)", [`${AHEAD_LOCK_TIMEOUT_MS}ms`]);
     await createPartition(session, start, width);
     return true;
   } catch (error) {

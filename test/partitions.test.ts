@@ -203,6 +203,23 @@ describe('partitioned history', () => {
         expect(ids, `${c.url} ${order}`).toEqual(rows.map((r) => r.id));
       }
     }
+    // The activity timeline, read arm by arm too: page after page gives what one long page gives.
+    const trader = (await narrow.pool.query<{ trader: string }>(`select trader from trades t where block_height between 61 and 229 and exists (select 1 from transfers f where f.sender = t.trader and f.block_height between 61 and 229) group by 1 order by count(*) desc, 1 limit 1`)).rows[0]!.trader;
+    for (const order of ['newest', 'oldest']) {
+      const window = `/activity?account_id=${trader}&order=${order}&after_millis=${after}&before_millis=${before}`;
+      const whole = (await answer(narrow, `${window}&limit=1000`)).rows.map((r: { id: string }) => r.id);
+      expect(whole.length).toBeGreaterThan(30);
+      expect(new Set(whole.map((id: string) => id.split(':')[0])).size, 'kinds').toBeGreaterThan(1);
+      const ids: string[] = [];
+      let cursor = '';
+      for (;;) {
+        const page = await answer(narrow, `${window}&limit=7${cursor}`);
+        ids.push(...page.rows.map((r: { id: string }) => r.id));
+        if (page.next_cursor === null) break;
+        cursor = `&cursor=${encodeURIComponent(page.next_cursor)}`;
+      }
+      expect(ids, order).toEqual(whole);
+    }
   });
 
   it('the partition ahead gives way to a reader holding its table; one that rows need waits for it', async () => {

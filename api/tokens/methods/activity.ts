@@ -2,6 +2,7 @@
 // changes), and its positions with average cost and PnL from its trades.
 import { z } from 'zod';
 import { accountIdParam } from '../ids.ts';
+import type { RawBuilder } from 'kysely';
 import { sql } from '../../../db/kysely.ts';
 import { DEXES } from '../../../dexes/index.ts';
 import { badRequest } from '../errors.ts';
@@ -70,42 +71,58 @@ export const activityQuery = defineMethod({
   async run(snapshot, params) {
     const kinds = params.kinds ?? [...ACTIVITY_KINDS];
     const account = params.account_id;
-    const timeline = sql`(
-      select ${TRADE_KIND} as kind, block_height, receipt_id, dex as sub, timestamp_ms, tx_hash,
-        jsonb_build_object('dex', dex, 'token_in', token_in, 'token_out', token_out, 'amount_in', amount_in::text,
-          'amount_out', amount_out::text, 'hops', hops, 'pool_ids', to_jsonb(pool_ids), 'value_usd', value_usd::text) as data
-      from trades where trader = ${account}
-      union all
-      select 'transfer', block_height, receipt_id, index::text, timestamp_ms, tx_hash,
-        jsonb_build_object('token', token, 'from', sender, 'to', receiver, 'amount', amount::text, 'memo', memo)
-      from transfers where sender = ${account}
-      union all
-      select 'transfer', block_height, receipt_id, index::text, timestamp_ms, tx_hash,
-        jsonb_build_object('token', token, 'from', sender, 'to', receiver, 'amount', amount::text, 'memo', memo)
-      from transfers where receiver = ${account} and sender is distinct from ${account}
-      union all
-      select 'liquidity', block_height, receipt_id, index::text, timestamp_ms, tx_hash,
-        jsonb_build_object('dex', payload->'dex', 'pool_id', payload->'poolId', 'action', payload->'action', 'tokens', payload->'tokens',
-          'amounts', payload->'amounts', 'shares', payload->'shares')
-      from events where kind = 'liquidity' and payload->>'provider' = ${account}
-    ) a`;
-    const filters = [sql`a.kind = any(${kinds}::text[])`];
-    filters.push(...timeWindow(params, sql`a.timestamp_ms`, sql`a.block_height`));
-    const base = sql.join(filters, sql` and `);
+    const transfer = sql`jsonb_build_object('token', token, 'from', sender, 'to', receiver, 'amount', amount::text, 'memo', memo)`;
+    // The timeline's arms, disjoint: each is read in the timeline's order by its own index and cut at the limit
+    // before they are merged, so a page reads about `limit` rows of each, not the account's whole history.
+    const arms: { kind: RawBuilder<unknown>; sub: RawBuilder<unknown>; data: RawBuilder<unknown>; from: string; where: RawBuilder<unknown> }[] = [
+      {
+        kind: TRADE_KIND,
+        sub: sql`dex`,
+        data: sql`jsonb_build_object('dex', dex, 'token_in', token_in, 'token_out', token_out, 'amount_in', amount_in::text,
+          'amount_out', amount_out::text, 'hops', hops, 'pool_ids', to_jsonb(pool_ids), 'value_usd', value_usd::text)`,
+        from: 'trades',
+        where: sql`trader = ${account}`,
+      },
+      { kind: sql`'transfer'::text`, sub: sql`index::text`, data: transfer, from: 'transfers', where: sql`sender = ${account}` },
+      { kind: sql`'transfer'::text`, sub: sql`index::text`, data: transfer, from: 'transfers', where: sql`receiver = ${account} and sender is distinct from ${account}` },
+      {
+        kind: sql`'liquidity'::text`,
+        sub: sql`index::text`,
+        data: sql`jsonb_build_object('dex', payload->'dex', 'pool_id', payload->'poolId', 'action', payload->'action', 'tokens', payload->'tokens',
+          'amounts', payload->'amounts', 'shares', payload->'shares')`,
+        from: 'events',
+        where: sql`kind = 'liquidity' and payload->>'provider' = ${account}`,
+      },
+    ];
+    const window = timeWindow(params);
     const newest = params.order === 'newest';
-    const dir = sql.raw(newest ? 'desc' : 'asc');
-    let page = base;
+    let cursor: { height: number; receipt: string; kind: string; sub: string } | undefined;
     if (params.cursor) {
       const match = /^([a-z]+):(\d+):([^:]+):([^:]+)$/.exec(params.cursor);
       // A height past the safe integers names no row (and would fail the bigint cast).
       if (!match || !Number.isSafeInteger(Number(match[2]))) throw badRequest(`cursor "${params.cursor}" is not an activity id`);
-      page = sql`${base} and (a.block_height, a.receipt_id, a.kind, a.sub) ${sql.raw(newest ? '<' : '>')} (${Number(match[2])}::bigint, ${match[3]}::text, ${match[1]}::text, ${match[4]}::text)`;
+      cursor = { height: Number(match[2]), receipt: match[3]!, kind: match[1]!, sub: match[4]! };
     }
-    const order = sql`order by a.block_height ${dir}, a.receipt_id ${dir}, a.kind ${dir}, a.sub ${dir}`;
-    const { rows } = await sql<ActivityRow>`select a.* from ${timeline} where ${page} ${order} limit ${params.limit}`.execute(snapshot.db);
-    const { rows: latest } = await sql<ActivityRow>`
-      select a.kind, a.block_height, a.receipt_id, a.sub from ${timeline} where ${base}
-      order by a.block_height desc, a.receipt_id desc, a.kind desc, a.sub desc limit 1`.execute(snapshot.db);
+    const timeline = (order: 'desc' | 'asc', after: typeof cursor, limit: number) => {
+      const desc = order === 'desc';
+      const dir = sql.raw(desc ? 'desc' : 'asc');
+      const branches = arms.map((arm) => {
+        const conds = [arm.where, sql`${arm.kind} = any(${kinds}::text[])`, ...window];
+        if (after) {
+          // The height bound alone reaches the index and the partitions; the row comparison settles the rest.
+          conds.push(sql`block_height ${sql.raw(desc ? '<=' : '>=')} ${after.height}`);
+          conds.push(sql`(block_height, receipt_id, ${arm.kind}, ${arm.sub}) ${sql.raw(desc ? '<' : '>')} (${after.height}::bigint, ${after.receipt}::text, ${after.kind}::text, ${after.sub}::text)`);
+        }
+        return sql`(select ${arm.kind} as kind, block_height, receipt_id, ${arm.sub} as sub, timestamp_ms, tx_hash, ${arm.data} as data
+          from ${sql.table(arm.from)} where ${sql.join(conds, sql` and `)}
+          order by block_height ${dir}, receipt_id ${dir}, 1 ${dir}, 4 ${dir} limit ${limit})`;
+      });
+      return sql<ActivityRow>`select a.* from (${sql.join(branches, sql` union all `)}) a
+        order by a.block_height ${dir}, a.receipt_id ${dir}, a.kind ${dir}, a.sub ${dir} limit ${limit}`;
+    };
+    const { rows } = await timeline(newest ? 'desc' : 'asc', cursor, params.limit).execute(snapshot.db);
+    // The first page, newest first, starts with the newest row.
+    const latest = newest && !cursor ? rows.slice(0, 1) : (await timeline('desc', undefined, 1).execute(snapshot.db)).rows;
     const id = (r: ActivityRow) => `${r.kind}:${r.block_height}:${r.receipt_id}:${r.sub}`;
     const result = {
       height: snapshot.head.height,
