@@ -94,7 +94,7 @@ export const activityQuery = defineMethod({
         where: sql`kind = 'liquidity' and payload->>'provider' = ${account}`,
       },
     ];
-    const window = timeWindow(params);
+    const window = await timeWindow(snapshot.db, params);
     const newest = params.order === 'newest';
     let cursor: { height: number; receipt: string; kind: string; sub: string } | undefined;
     if (params.cursor) {

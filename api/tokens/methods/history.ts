@@ -74,18 +74,23 @@ function parseCursor(cursor: string): { height: number; receipt: string; index: 
 }
 
 /**
- * A bound on block_height equivalent to a bound on timestamp_ms (block timestamps grow with height), so that a
- * time window reads only the partitions and index range of its heights instead of filtering every row by time.
+ * A time window as the height range of its blocks too (block timestamps grow with height), read first so that the
+ * page's query has constant heights: the planner then prunes partitions and reads the filter's own index from the
+ * window's end, where a bound on time alone reads every row of that time by the timestamp index, whatever the token.
  */
-export function timeWindow(params: { after_millis?: number; before_millis?: number }, column = sql`timestamp_ms`, height = sql`block_height`): RawBuilder<unknown>[] {
+export async function timeWindow(db: Snapshot['db'], params: { after_millis?: number; before_millis?: number }): Promise<RawBuilder<unknown>[]> {
   const bounds: RawBuilder<unknown>[] = [];
   if (params.after_millis !== undefined) {
-    bounds.push(sql`${column} > ${params.after_millis}`);
-    bounds.push(sql`${height} > coalesce((select height from blocks where timestamp_ms <= ${params.after_millis} order by timestamp_ms desc, height desc limit 1), -1)`);
+    const { rows } = await sql<{ height: string }>`
+      select height from blocks where timestamp_ms <= ${params.after_millis} order by timestamp_ms desc, height desc limit 1`.execute(db);
+    bounds.push(sql`timestamp_ms > ${params.after_millis}`);
+    if (rows[0]) bounds.push(sql`block_height > ${Number(rows[0].height)}`);
   }
   if (params.before_millis !== undefined) {
-    bounds.push(sql`${column} < ${params.before_millis}`);
-    bounds.push(sql`${height} < coalesce((select height from blocks where timestamp_ms >= ${params.before_millis} order by timestamp_ms, height limit 1), 9223372036854775807)`);
+    const { rows } = await sql<{ height: string }>`
+      select height from blocks where timestamp_ms >= ${params.before_millis} order by timestamp_ms, height limit 1`.execute(db);
+    bounds.push(sql`timestamp_ms < ${params.before_millis}`);
+    if (rows[0]) bounds.push(sql`block_height < ${Number(rows[0].height)}`);
   }
   return bounds;
 }
@@ -201,7 +206,7 @@ export const tradesQuery = defineMethod({
     if (params.dex) filters.push(sql`dex = ${params.dex}`);
     if (params.trader) filters.push(sql`trader = ${params.trader}`);
     if (params.min_usd !== undefined) filters.push(sql`value_usd >= ${String(params.min_usd)}::numeric`);
-    filters.push(...timeWindow(params));
+    filters.push(...(await timeWindow(snapshot.db, params)));
     // A trade is keyed like the event of its first hop: (block, receipt, index).
     const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'trades', arms, sql.join(filters, sql` and `), params);
     const result = {
@@ -270,7 +275,7 @@ export const transfersQuery = defineMethod({
     if (params.from) filters.push(sql`sender = ${params.from}`);
     if (params.to) filters.push(sql`receiver = ${params.to}`);
     if (params.min_amount !== undefined) filters.push(sql`amount >= ${params.min_amount}::numeric`);
-    filters.push(...timeWindow(params));
+    filters.push(...(await timeWindow(snapshot.db, params)));
     // A transfer is keyed like its event: (block, receipt, index).
     const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'transfers', arms, sql.join(filters, sql` and `), params);
     const result = {
