@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { describe, expect, it } from 'vitest';
+import { buildServer } from '../api/server.ts';
 import { connect, quoteIdent, type Db } from '../db/connect.ts';
 import { Migrator } from '../db/kysely.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -74,6 +75,29 @@ async function partitionsMissingIndexes(db: Db): Promise<Record<string, number>>
   return missing;
 }
 
+async function answer(db: Db, url: string) {
+  const app = await buildServer({ db, logLevel: 'silent' });
+  try {
+    const res = await app.inject(url);
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json();
+  } finally {
+    await app.close();
+  }
+}
+
+/** Every row id of a history, page after page of `limit`. */
+async function pagedIds(db: Db, url: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor = '';
+  for (;;) {
+    const page = await answer(db, `${url}&limit=${limit}${cursor}`);
+    ids.push(...page.rows.map((r: { id: string }) => r.id));
+    if (page.next_cursor === null) return ids;
+    cursor = `&cursor=${encodeURIComponent(page.next_cursor)}`;
+  }
+}
+
 const filenode = async (db: Db, table: string): Promise<number> =>
   (await db.pool.query<{ n: number }>('select pg_relation_filenode($1::regclass)::int as n', [table])).rows[0]!.n;
 
@@ -81,6 +105,16 @@ describe('partitioned history', () => {
   it('a filled database moves over without losing a row, and bulk-load indexes missing at the time are still built', async () => {
     const reference = await createMigratedDb();
     await filled(reference);
+    // Its heights span 150 million blocks: newest-first pages read the recent blocks first, then further back.
+    const busiest = (await reference.pool.query<{ token: string }>(`select token from transfers group by 1 order by count(*) desc, 1 limit 1`)).rows[0]!.token;
+    for (const [order, dir] of [['newest', 'desc'], ['oldest', 'asc']]) {
+      const { rows } = await reference.pool.query<{ id: string }>(
+        `select block_height || ':' || receipt_id || ':' || index as id from transfers where token = $1 order by block_height ${dir}, receipt_id ${dir}, index ${dir}`,
+        [busiest],
+      );
+      expect(new Set(rows.map((r) => Math.floor(Number(r.id.split(':')[0]) / 1e6))).size).toBeGreaterThan(3);
+      expect(await pagedIds(reference, `/transfers?token=${busiest}&order=${order}`, 17), order).toEqual(rows.map((r) => r.id));
+    }
 
     // The same rows in a database at the schema before partitioning, one of whose indexes bulk-load mode dropped.
     const database = await createTestDatabase();
@@ -155,17 +189,6 @@ describe('partitioned history', () => {
     expect(narrowTables).toEqual(wideTables);
 
     // The api reads across partitions the same answers.
-    const { buildServer } = await import('../api/server.ts');
-    const answer = async (db: Db, url: string) => {
-      const app = await buildServer({ db, logLevel: 'silent' });
-      try {
-        const res = await app.inject(url);
-        expect(res.statusCode, res.body).toBe(200);
-        return res.json();
-      } finally {
-        await app.close();
-      }
-    };
     const busiest = await wide.pool.query<{ account: string }>(`select receiver as account from transfers where receiver is not null group by 1 order by count(*) desc, 1 limit 1`);
     const account = busiest.rows[0]!.account;
     for (const url of [`/transfers?account=${account}&limit=100`, `/activity?account_id=${account}&limit=100`, `/balances?account_id=${account}&at_height=150`]) {
@@ -192,15 +215,7 @@ describe('partitioned history', () => {
           [c.arg, after, before],
         );
         expect(rows.length, c.url).toBeGreaterThan(30);
-        const ids: string[] = [];
-        let cursor = '';
-        for (;;) {
-          const page = await answer(narrow, `${c.url}&order=${order}&after_millis=${after}&before_millis=${before}&limit=13${cursor}`);
-          ids.push(...page.rows.map((r: { id: string }) => r.id));
-          if (page.next_cursor === null) break;
-          cursor = `&cursor=${page.next_cursor}`;
-        }
-        expect(ids, `${c.url} ${order}`).toEqual(rows.map((r) => r.id));
+        expect(await pagedIds(narrow, `${c.url}&order=${order}&after_millis=${after}&before_millis=${before}`, 13), `${c.url} ${order}`).toEqual(rows.map((r) => r.id));
       }
     }
     // The activity timeline, read arm by arm too: page after page gives what one long page gives.
@@ -210,15 +225,7 @@ describe('partitioned history', () => {
       const whole = (await answer(narrow, `${window}&limit=1000`)).rows.map((r: { id: string }) => r.id);
       expect(whole.length).toBeGreaterThan(30);
       expect(new Set(whole.map((id: string) => id.split(':')[0])).size, 'kinds').toBeGreaterThan(1);
-      const ids: string[] = [];
-      let cursor = '';
-      for (;;) {
-        const page = await answer(narrow, `${window}&limit=7${cursor}`);
-        ids.push(...page.rows.map((r: { id: string }) => r.id));
-        if (page.next_cursor === null) break;
-        cursor = `&cursor=${encodeURIComponent(page.next_cursor)}`;
-      }
-      expect(ids, order).toEqual(whole);
+      expect(await pagedIds(narrow, window, 7), order).toEqual(whole);
     }
   });
 

@@ -61,6 +61,9 @@ function pick(id: string, full: Record<string, unknown>, wanted: readonly string
 /** A history row's id and cursor: the key of the event it comes from, `block:receipt:index`. */
 const rowId = (r: Record<string, any>) => `${r.block_height}:${r.receipt_id}:${r.index}`;
 
+/** How far back a newest-first page first looks: about a day of mainnet blocks, a few devnet copies in bench:scale. */
+const RECENT_BLOCKS = 100_000;
+
 /** Largest value of a PostgreSQL `integer` (the event index column). */
 const MAX_INT4 = 2_147_483_647;
 
@@ -111,17 +114,26 @@ async function historyPage(
   const newest = params.order === 'newest';
   const dir = sql.raw(newest ? 'desc' : 'asc');
   let page = filter;
+  let top = snapshot.head.height;
   if (params.cursor) {
     const key = parseCursor(params.cursor);
-    page = sql`${filter} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${key.index}::int)`;
+    // The plain height bound lets the planner prune partitions; the row comparison settles the rest.
+    page = sql`${filter} and block_height ${sql.raw(newest ? '<=' : '>=')} ${key.height} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${key.index}::int)`;
+    top = key.height;
   }
   const select = (columns: RawBuilder<unknown>, where: RawBuilder<unknown>, order: RawBuilder<unknown>, limit: number) =>
     sql.join(
       arms.map((arm) => sql`(select ${columns} from ${sql.table(table)} where ${arm} and ${where} order by block_height ${order}, receipt_id ${order}, index ${order} limit ${limit})`),
       sql` union all `,
     );
-  const { rows } = await sql<Record<string, any>>`
-    select * from (${select(sql`*`, page, dir, params.limit)}) page order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${params.limit}`.execute(snapshot.db);
+  const read = async (where: RawBuilder<unknown>, limit: number) =>
+    (await sql<Record<string, any>>`
+      select * from (${select(sql`*`, where, dir, limit)}) page order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${limit}`.execute(snapshot.db)).rows;
+  // Newest first, the recent blocks are read first with a constant bound, which the planner prunes to their one or
+  // two partitions; only a page they do not fill reads further back (planning every older partition).
+  const recent = top - RECENT_BLOCKS;
+  const rows = newest ? await read(sql`${page} and block_height > ${recent}`, params.limit) : await read(page, params.limit);
+  if (newest && rows.length < params.limit) rows.push(...(await read(sql`${page} and block_height <= ${recent}`, params.limit - rows.length)));
   // The first page, newest first, starts with the newest row: no second query (each one plans every partition).
   const latest =
     newest && !params.cursor
