@@ -49,7 +49,7 @@ describe('files: source', () => {
     expect(heights).toEqual(heightsFromNames('.'));
     for (let i = 1; i < heights.length; i++) expect(heights[i]).toBeGreaterThan(heights[i - 1] ?? Infinity);
     expect(heights[0]).toBe(879765);
-    expect(heights).toHaveLength(32); // 33 files, two of them the same block 190534818
+    expect(heights).toHaveLength(31); // 32 files, two of them the same block 190534818
     expect(blocks[0]).toEqual(loadBlock('localnet/lake-layout/000000879765'));
     expect(blocks.find((b) => b.height === 234187695)).toEqual(loadBlock('testnet/234187695.json'));
   });
@@ -70,7 +70,7 @@ describe('files: source', () => {
     const heights = (await drain(source.blocks({ from: 100596707, to: 117969098 }, never))).map((b) => b.height);
     expect(heights).toEqual([100596707, 105089746, 105793821, 114081912, 114158749, 117969098]);
     const tail = (await drain(source.blocks({ from: 217143860 }, never))).map((b) => b.height);
-    expect(tail).toEqual([217143860, 232952651, 234187695]);
+    expect(tail).toEqual([232952651, 234187695]);
     const head = (await drain(source.blocks({ to: 34834053 }, never))).map((b) => b.height);
     expect(head).toEqual([879765, 34834052, 34834053]);
     expect(await drain(source.blocks({ from: 34834054, to: 42598891 }, never))).toEqual([]);
