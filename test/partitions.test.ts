@@ -115,6 +115,19 @@ describe('partitioned history', () => {
       expect(new Set(rows.map((r) => Math.floor(Number(r.id.split(':')[0]) / 1e6))).size).toBeGreaterThan(3);
       expect(await pagedIds(reference, `/transfers?token=${busiest}&order=${order}`, 17), order).toEqual(rows.map((r) => r.id));
     }
+    // A time window millions of blocks wide: pages read the blocks at their near edge (the window's end, newest
+    // first; its start, oldest first; then the cursor) first, then the rest.
+    const { rows: fixtureBlocks } = await reference.pool.query<{ t: string }>(`select timestamp_ms::text as t from blocks where height > 1e6 order by height`);
+    const [after, before] = [Number(fixtureBlocks[1]!.t), Number(fixtureBlocks.at(-2)!.t)];
+    for (const [order, dir] of [['newest', 'desc'], ['oldest', 'asc']]) {
+      const { rows } = await reference.pool.query<{ id: string }>(
+        `select block_height || ':' || receipt_id || ':' || index as id from transfers where timestamp_ms > $1 and timestamp_ms < $2
+          order by block_height ${dir}, receipt_id ${dir}, index ${dir}`,
+        [after, before],
+      );
+      expect(new Set(rows.map((r) => Math.floor(Number(r.id.split(':')[0]) / 1e6))).size).toBeGreaterThan(3);
+      expect(await pagedIds(reference, `/transfers?order=${order}&after_millis=${after}&before_millis=${before}`, 29), order).toEqual(rows.map((r) => r.id));
+    }
 
     // The same rows in a database at the schema before partitioning, one of whose indexes bulk-load mode dropped.
     const database = await createTestDatabase();

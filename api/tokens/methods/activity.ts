@@ -107,7 +107,7 @@ export const activityQuery = defineMethod({
       const desc = order === 'desc';
       const dir = sql.raw(desc ? 'desc' : 'asc');
       const branches = arms.map((arm) => {
-        const conds = [arm.where, sql`${arm.kind} = any(${kinds}::text[])`, ...window];
+        const conds = [arm.where, sql`${arm.kind} = any(${kinds}::text[])`, ...window.conditions];
         if (after) {
           // The height bound alone reaches the index and the partitions; the row comparison settles the rest.
           conds.push(sql`block_height ${sql.raw(desc ? '<=' : '>=')} ${after.height}`);

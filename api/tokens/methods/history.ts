@@ -76,26 +76,35 @@ function parseCursor(cursor: string): { height: number; receipt: string; index: 
   return { height, receipt: match[2]!, index };
 }
 
+/** A time window's conditions, and the heights its blocks lie strictly between (when the window has that side). */
+export interface TimeWindow {
+  conditions: RawBuilder<unknown>[];
+  aboveHeight?: number;
+  belowHeight?: number;
+}
+
 /**
  * A time window as the height range of its blocks too (block timestamps grow with height), read first so that the
  * page's query has constant heights: the planner then prunes partitions and reads the filter's own index from the
  * window's end, where a bound on time alone reads every row of that time by the timestamp index, whatever the token.
  */
-export async function timeWindow(db: Snapshot['db'], params: { after_millis?: number; before_millis?: number }): Promise<RawBuilder<unknown>[]> {
-  const bounds: RawBuilder<unknown>[] = [];
+export async function timeWindow(db: Snapshot['db'], params: { after_millis?: number; before_millis?: number }): Promise<TimeWindow> {
+  const window: TimeWindow = { conditions: [] };
   if (params.after_millis !== undefined) {
     const { rows } = await sql<{ height: string }>`
       select height from blocks where timestamp_ms <= ${params.after_millis} order by timestamp_ms desc, height desc limit 1`.execute(db);
-    bounds.push(sql`timestamp_ms > ${params.after_millis}`);
-    if (rows[0]) bounds.push(sql`block_height > ${Number(rows[0].height)}`);
+    window.conditions.push(sql`timestamp_ms > ${params.after_millis}`);
+    if (rows[0]) window.aboveHeight = Number(rows[0].height);
   }
   if (params.before_millis !== undefined) {
     const { rows } = await sql<{ height: string }>`
       select height from blocks where timestamp_ms >= ${params.before_millis} order by timestamp_ms, height limit 1`.execute(db);
-    bounds.push(sql`timestamp_ms < ${params.before_millis}`);
-    if (rows[0]) bounds.push(sql`block_height < ${Number(rows[0].height)}`);
+    window.conditions.push(sql`timestamp_ms < ${params.before_millis}`);
+    if (rows[0]) window.belowHeight = Number(rows[0].height);
   }
-  return bounds;
+  if (window.aboveHeight !== undefined) window.conditions.push(sql`block_height > ${window.aboveHeight}`);
+  if (window.belowHeight !== undefined) window.conditions.push(sql`block_height < ${window.belowHeight}`);
+  return window;
 }
 
 /**
@@ -109,37 +118,45 @@ async function historyPage(
   table: 'trades' | 'transfers',
   arms: readonly RawBuilder<unknown>[],
   filter: RawBuilder<unknown>,
+  window: TimeWindow,
   params: { order: string; cursor?: string; limit: number },
 ): Promise<{ rows: Record<string, any>[]; latest_id: string | null; next_cursor: string | null }> {
   const newest = params.order === 'newest';
-  const dir = sql.raw(newest ? 'desc' : 'asc');
+  // The heights the window leaves: (low, high], where rows can be.
+  const low = window.aboveHeight ?? -1;
+  const high = Math.min(snapshot.head.height, (window.belowHeight ?? Infinity) - 1);
+  const select = (columns: RawBuilder<unknown>, where: RawBuilder<unknown>, dir: RawBuilder<unknown>, limit: number) =>
+    sql.join(
+      arms.map((arm) => sql`(select ${columns} from ${sql.table(table)} where ${arm} and ${where} order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${limit})`),
+      sql` union all `,
+    );
+  const read = async (columns: RawBuilder<unknown>, where: RawBuilder<unknown>, desc: boolean, limit: number) => {
+    const dir = sql.raw(desc ? 'desc' : 'asc');
+    return (await sql<Record<string, any>>`
+      select * from (${select(columns, where, dir, limit)}) page order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${limit}`.execute(snapshot.db)).rows;
+  };
+  // A page reads the RECENT_BLOCKS at its near edge first (below the head, the window's end or the cursor; above the
+  // window's start or the cursor, oldest first) with a constant bound that the planner prunes to their one or two
+  // partitions; only when they do not fill it does it read on, planning every partition further on.
+  const readFrom = async (columns: RawBuilder<unknown>, where: RawBuilder<unknown>, desc: boolean, edge: number | undefined, limit: number) => {
+    if (edge === undefined) return read(columns, where, desc, limit);
+    const split = desc ? edge - RECENT_BLOCKS : edge + RECENT_BLOCKS;
+    const [near, far] = desc ? [sql`block_height > ${split}`, sql`block_height <= ${split}`] : [sql`block_height < ${split}`, sql`block_height >= ${split}`];
+    const rows = await read(columns, sql`${where} and ${near}`, desc, limit);
+    if (rows.length < limit) rows.push(...(await read(columns, sql`${where} and ${far}`, desc, limit - rows.length)));
+    return rows;
+  };
   let page = filter;
-  let top = snapshot.head.height;
+  let edge = newest ? high : window.aboveHeight;
   if (params.cursor) {
     const key = parseCursor(params.cursor);
     // The plain height bound lets the planner prune partitions; the row comparison settles the rest.
     page = sql`${filter} and block_height ${sql.raw(newest ? '<=' : '>=')} ${key.height} and (block_height, receipt_id, index) ${sql.raw(newest ? '<' : '>')} (${key.height}::bigint, ${key.receipt}::text, ${key.index}::int)`;
-    top = key.height;
+    edge = newest ? Math.min(high, key.height) : Math.max(low, key.height);
   }
-  const select = (columns: RawBuilder<unknown>, where: RawBuilder<unknown>, order: RawBuilder<unknown>, limit: number) =>
-    sql.join(
-      arms.map((arm) => sql`(select ${columns} from ${sql.table(table)} where ${arm} and ${where} order by block_height ${order}, receipt_id ${order}, index ${order} limit ${limit})`),
-      sql` union all `,
-    );
-  const read = async (where: RawBuilder<unknown>, limit: number) =>
-    (await sql<Record<string, any>>`
-      select * from (${select(sql`*`, where, dir, limit)}) page order by block_height ${dir}, receipt_id ${dir}, index ${dir} limit ${limit}`.execute(snapshot.db)).rows;
-  // Newest first, the recent blocks are read first with a constant bound, which the planner prunes to their one or
-  // two partitions; only a page they do not fill reads further back (planning every older partition).
-  const recent = top - RECENT_BLOCKS;
-  const rows = newest ? await read(sql`${page} and block_height > ${recent}`, params.limit) : await read(page, params.limit);
-  if (newest && rows.length < params.limit) rows.push(...(await read(sql`${page} and block_height <= ${recent}`, params.limit - rows.length)));
-  // The first page, newest first, starts with the newest row: no second query (each one plans every partition).
-  const latest =
-    newest && !params.cursor
-      ? rows.slice(0, 1)
-      : (await sql<Record<string, any>>`
-          select * from (${select(sql`block_height, receipt_id, index`, filter, sql.raw('desc'), 1)}) latest order by block_height desc, receipt_id desc, index desc limit 1`.execute(snapshot.db)).rows;
+  const rows = low >= high ? [] : await readFrom(sql`*`, page, newest, edge, params.limit);
+  // The first page, newest first, starts with the newest row: no second query.
+  const latest = newest && !params.cursor ? rows.slice(0, 1) : low >= high ? [] : await readFrom(sql`block_height, receipt_id, index`, filter, true, high, 1);
   return { rows, latest_id: latest[0] ? rowId(latest[0]) : null, next_cursor: rows.length === params.limit ? rowId(rows.at(-1)!) : null };
 }
 
@@ -218,9 +235,10 @@ export const tradesQuery = defineMethod({
     if (params.dex) filters.push(sql`dex = ${params.dex}`);
     if (params.trader) filters.push(sql`trader = ${params.trader}`);
     if (params.min_usd !== undefined) filters.push(sql`value_usd >= ${String(params.min_usd)}::numeric`);
-    filters.push(...(await timeWindow(snapshot.db, params)));
+    const window = await timeWindow(snapshot.db, params);
+    filters.push(...window.conditions);
     // A trade is keyed like the event of its first hop: (block, receipt, index).
-    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'trades', arms, sql.join(filters, sql` and `), params);
+    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'trades', arms, sql.join(filters, sql` and `), window, params);
     const result = {
       height: snapshot.head.height,
       timestamp_millis: snapshot.head.timestamp_millis,
@@ -287,9 +305,10 @@ export const transfersQuery = defineMethod({
     if (params.from) filters.push(sql`sender = ${params.from}`);
     if (params.to) filters.push(sql`receiver = ${params.to}`);
     if (params.min_amount !== undefined) filters.push(sql`amount >= ${params.min_amount}::numeric`);
-    filters.push(...(await timeWindow(snapshot.db, params)));
+    const window = await timeWindow(snapshot.db, params);
+    filters.push(...window.conditions);
     // A transfer is keyed like its event: (block, receipt, index).
-    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'transfers', arms, sql.join(filters, sql` and `), params);
+    const { rows, latest_id, next_cursor } = await historyPage(snapshot, 'transfers', arms, sql.join(filters, sql` and `), window, params);
     const result = {
       height: snapshot.head.height,
       timestamp_millis: snapshot.head.timestamp_millis,
