@@ -13,6 +13,7 @@ import * as undecoded from './0009_undecoded.ts';
 import * as deferredIndexes from './0010_deferred_indexes.ts';
 import * as partitionedHistory from './0011_partitioned_history.ts';
 import * as readIndexes from './0012_read_indexes.ts';
+import * as pricesAtIndex from './0013_prices_at_index.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -27,4 +28,5 @@ export const migrations: Record<string, Migration> = {
   '0010_deferred_indexes': deferredIndexes,
   '0011_partitioned_history': partitionedHistory,
   '0012_read_indexes': readIndexes,
+  '0013_prices_at_index': pricesAtIndex,
 };

@@ -144,7 +144,7 @@ describe('partitioned history', () => {
       const before = await tableChecksums(old);
       expect(Number(before.events!.split(':')[0])).toBeGreaterThan(1000);
 
-      expect(await migrateToLatest(old.kysely)).toEqual(['0011_partitioned_history', '0012_read_indexes']);
+      expect(await migrateToLatest(old.kysely)).toEqual(['0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index']);
 
       const after = await tableChecksums(old);
       const { history_partitioning: _, ...moved } = after;
