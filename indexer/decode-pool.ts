@@ -7,6 +7,7 @@ import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import type { Dex } from '../dexes/dex.ts';
 import { DEXES } from '../dexes/index.ts';
 import { decodeRaw, type DecodedBlock } from './decode.ts';
+import { decodeRefetching, MalformedBlockError } from './sources/raw.ts';
 import type { BlockRange, BlockSource, RawBlock } from './sources/source.ts';
 
 export interface DecodePool {
@@ -51,11 +52,11 @@ export function createDecodePool(size = defaultWorkers(), contracts: DexContract
       workerData: { contracts },
     });
     const jobs = new Map<number, Job>();
-    worker.on('message', ({ id, value, error }: { id: number; value?: DecodedBlock; error?: string }) => {
+    worker.on('message', ({ id, value, error, malformed }: { id: number; value?: DecodedBlock; error?: string; malformed?: boolean }) => {
       const job = jobs.get(id)!;
       jobs.delete(id);
       if (error === undefined) job.resolve(value!);
-      else job.reject(new Error(error));
+      else job.reject(malformed ? new MalformedBlockError(error) : new Error(error));
     });
     // A worker that dies takes its jobs with it: fail them rather than wait forever.
     const failAll = (error: Error) => {
@@ -84,14 +85,14 @@ export function createDecodePool(size = defaultWorkers(), contracts: DexContract
 /**
  * The source's blocks, decoded on the pool with up to `depth` in flight, in the source's order. Reading the source
  * runs ahead on its own, so a decoded block is handed over as soon as it is ready even while the source waits for
- * the next one (at the chain head).
+ * the next one (at the chain head). A block that does not parse is fetched again from the source, in its place.
  */
 export async function* decodedBlocks(source: BlockSource, range: BlockRange, signal: AbortSignal, pool: DecodePool, depth = 32): AsyncGenerator<DecodedBlock> {
   // Ours to abort too: a consumer that stops early must stop the reading as well.
   const reader = new AbortController();
   const stop = () => reader.abort();
   signal.addEventListener('abort', stop, { once: true });
-  const queue: Promise<DecodedBlock>[] = [];
+  const queue: Promise<DecodedBlock | null>[] = [];
   let ended = false;
   let failure: { error: unknown } | undefined;
   let wake: (() => void) | undefined;
@@ -106,7 +107,7 @@ export async function* decodedBlocks(source: BlockSource, range: BlockRange, sig
       for await (const raw of source.raw(range, reader.signal)) {
         while (queue.length >= depth && !reader.signal.aborted) await new Promise<void>((resolve) => (space = resolve));
         if (reader.signal.aborted) break;
-        const decoding = pool.decode(raw);
+        const decoding = decodeRefetching(source, raw, (r) => pool.decode(r), reader.signal);
         decoding.catch(() => {}); // handled when its turn comes
         queue.push(decoding);
         notify();
@@ -125,7 +126,8 @@ export async function* decodedBlocks(source: BlockSource, range: BlockRange, sig
       if (next) {
         space?.();
         space = undefined;
-        yield await next;
+        const block = await next;
+        if (block !== null) yield block;
         continue;
       }
       if (ended) break;

@@ -4,6 +4,7 @@ import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { DexContracts } from '../dexes/contracts.ts';
 import { decodeRaw } from './decode.ts';
+import { MalformedBlockError } from './sources/raw.ts';
 import type { RawBlock } from './sources/source.ts';
 
 // Decoding runs ahead of the writer, whose transaction is the serial part of ingestion: at the lowest CPU priority
@@ -22,6 +23,7 @@ parentPort!.on('message', async ({ id, raw }: { id: number; raw: RawBlock }) => 
   try {
     parentPort!.postMessage({ id, value: await decodeRaw(raw, contracts) });
   } catch (error) {
-    parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+    // Errors lose their class between threads: a malformed block (which the source can fetch again) says so.
+    parentPort!.postMessage({ id, error: error instanceof Error ? error.message : String(error), malformed: error instanceof MalformedBlockError });
   }
 });

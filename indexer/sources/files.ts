@@ -28,7 +28,7 @@ export function filesSource(root: string): BlockSource {
     `files:${root}`,
     true,
     (range, signal) => listBlocks(root, range, signal, (last) => (head = last)),
-    () => (head === undefined ? undefined : { inFlight: 0, limit: 0, heldBytes: 0, head }),
+    { stats: () => (head === undefined ? undefined : { inFlight: 0, limit: 0, heldBytes: 0, head }) },
   );
 }
 

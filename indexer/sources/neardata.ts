@@ -13,12 +13,12 @@
 // error), read the head from the redirect's Location instead of downloading that block, keep an adaptive number of
 // requests in flight (read-ahead.ts), and retry network errors, 5xx and 429 with backoff; also a request that
 // stalls (nothing received for `requestTimeoutMs`) and an answer that is not the block asked for (not JSON, a
-// truncated body, another height): a block reaches the pipeline whole or not at all.
+// truncated body, another height): the answer's ends are checked here, the rest by the full parse on a decode
+// worker, after which the pipeline asks for the block again (`refetch`).
 
 import { getOnce, HttpStatusError, StalledError, type Answer } from './http-get.ts';
-import { isWholeJson, memberValue } from './json-shape.ts';
 import { DEFAULT_READ_AHEAD, ReadAhead, type ReadAheadSettings } from './read-ahead.ts';
-import { DEFAULT_BACKOFF, RetryAfterError, linkedController, retrying, sleep } from './retry.ts';
+import { DEFAULT_BACKOFF, RetryAfterError, backoffDelay, linkedController, retrying, sleep } from './retry.ts';
 import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
 import { rawSource } from './raw.ts';
 import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts';
@@ -56,22 +56,14 @@ function errorKind(error: unknown): SourceErrorKind {
 }
 
 /**
- * Checks that `text` is the combined message of block `height` (or `null`, a skipped height), cheaply: it is whole
- * (json-shape.ts), its block's header has that height and it has a shards list. The full parse happens once, on a
- * decode worker.
+ * Checks the ends of a block answer: `null` (a skipped height), or text from `{` to `}`, which catches a proxy's page
+ * and most bodies cut short at no cost. The rest (a body cut at a `}`, another height) is found by the full parse,
+ * which happens once, on a decode worker: then the pipeline asks for the block again (`refetch`).
  */
-export function checkBlockText(text: string, height: number): void {
-  const start = text.search(/\S/);
-  if (text.startsWith('null', start) && text.slice(start + 4).trim() === '') return;
-  if (!isWholeJson(text)) throw new MalformedAnswerError(`block ${height}: the answer is not whole JSON (${text.length} bytes)`);
-  const header = memberValue(text, memberValue(text, start, 'block'), 'header');
-  const at = memberValue(text, header, 'height');
-  const named = at < 0 ? undefined : /^\d+/.exec(text.slice(at, at + 20))?.[0];
-  const shards = memberValue(text, start, 'shards');
-  if (named === undefined || shards < 0 || text.charCodeAt(shards) !== 91) {
-    throw new MalformedAnswerError(`block ${height}: the answer is not the block's {block, shards} message`);
-  }
-  if (Number(named) !== height) throw new MalformedAnswerError(`block ${height}: the answer holds block ${named}`);
+export function checkBlockEnds(text: string, height: number): void {
+  const trimmed = text.trim();
+  if (trimmed === 'null' || (trimmed.startsWith('{') && trimmed.endsWith('}'))) return;
+  throw new MalformedAnswerError(`block ${height}: the answer is not a JSON object (${text.length} bytes)`);
 }
 
 export function neardataSource(spec: string, options: NeardataOptions = {}): BlockSource {
@@ -120,10 +112,27 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
     throw new Error(`neardata: ${base}/v0/last_block/final: too many redirects`);
   }
 
-  /** The block's JSON text (checked here, decoded later on a worker), or null for a height the chain skipped. */
+  /** The block's JSON text (its ends checked here, parsed later on a worker), or null for a height the chain skipped. */
   async function fetchBlock(height: number, signal: AbortSignal): Promise<Extract<RawBlock, { kind: 'message' }> | null> {
-    const text = (await get(`${base}/v0/block/${height}`, 'follow', signal, (answer) => checkBlockText(answer.text, height))).text;
+    const text = (await get(`${base}/v0/block/${height}`, 'follow', signal, (answer) => checkBlockEnds(answer.text, height))).text;
     return text.trim() === 'null' ? null : { kind: 'message', height, text };
+  }
+
+  /** A block whose answer did not parse, asked for again after the backoff, as one more malformed answer. */
+  async function refetch(height: number, error: Error, attempt: number, signal: AbortSignal): Promise<RawBlock | null> {
+    const delayMs = backoffDelay(attempt, backoff);
+    current?.reader.failed();
+    options.onRetry?.(error, attempt + 1, delayMs, 'malformed');
+    let succeeded = false;
+    try {
+      await sleep(delayMs, signal);
+      signal.throwIfAborted();
+      const block = await fetchBlock(height, signal);
+      succeeded = true;
+      return block;
+    } finally {
+      options.onSettled?.(succeeded);
+    }
   }
 
   async function* follow(range: BlockRange, outer: AbortSignal): AsyncGenerator<RawBlock> {
@@ -163,7 +172,7 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
   }
 
   const stats = (): SourceStats | undefined => current && { ...current.reader.stats(), head: current.head() };
-  return rawSource(`neardata:${base}`, false, follow, stats);
+  return rawSource(`neardata:${base}`, false, follow, { stats, refetch });
 }
 
 function baseUrlOf(spec: string): string {

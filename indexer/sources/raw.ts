@@ -23,8 +23,15 @@ function parse(raw: RawBlock): Block {
       return normalizeStreamerMessage(JSON.parse(raw.text));
     case 'message-file':
       return normalizeStreamerMessage(JSON.parse(readText(raw.path)));
-    case 'lake':
-      return normalizeLakeLayout(raw.block, raw.shards.map((text) => JSON.parse(text)));
+    case 'lake': {
+      // The source fetched one shard file per chunk, by the chunk's shard id: each must hold that shard.
+      const shards = raw.shards.map((text) => JSON.parse(text) as { shard_id?: unknown } | null);
+      const chunks = (raw.block as { chunks: { shard_id: number }[] }).chunks;
+      shards.forEach((shard, i) => {
+        if (shard?.shard_id !== chunks[i]?.shard_id) throw new Error(`shard_${chunks[i]?.shard_id}.json holds shard ${String(shard?.shard_id)}`);
+      });
+      return normalizeLakeLayout(raw.block, shards);
+    }
     case 'lake-dir': {
       const shardFiles = readdirSync(raw.path).filter((n) => /^shard_\d+\.json$/.test(n));
       const [block, ...shards] = ['block.json', ...shardFiles].map((n) => JSON.parse(readText(path.join(raw.path, n))));
@@ -38,15 +45,41 @@ export function describeRaw(raw: RawBlock): string {
   return 'path' in raw ? raw.path : `block ${raw.height}`;
 }
 
+/** A raw block that is not the block it should be: not JSON, not a block, or another height. A network source
+ * fetches it again (`BlockSource.refetch`). */
+export class MalformedBlockError extends Error {}
+
 export async function loadRawBlock(raw: RawBlock): Promise<Block> {
   let block: Block;
   try {
     block = parse(raw);
   } catch (error) {
-    throw new Error(`${describeRaw(raw)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new MalformedBlockError(`${describeRaw(raw)}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
-  if (block.height !== raw.height) throw new Error(`${describeRaw(raw)}: expected block ${raw.height}, holds block ${block.height}`);
+  if (block.height !== raw.height) throw new MalformedBlockError(`${describeRaw(raw)}: expected block ${raw.height}, holds block ${block.height}`);
   return block;
+}
+
+/**
+ * `decode(raw)`, with a malformed raw block fetched again from `source` (when it can) until it decodes; null when
+ * the source now reads the height as skipped.
+ */
+export async function decodeRefetching<T>(
+  source: Pick<BlockSource, 'refetch'>,
+  raw: RawBlock,
+  decode: (raw: RawBlock) => Promise<T>,
+  signal: AbortSignal,
+): Promise<T | null> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await decode(raw);
+    } catch (error) {
+      if (!(error instanceof MalformedBlockError) || source.refetch === undefined || signal.aborted) throw error;
+      const again = await source.refetch(raw.height, error, attempt, signal);
+      if (again === null) return null;
+      raw = again;
+    }
+  }
 }
 
 /** A source from its raw stream: `blocks()` parses each raw block in turn. */
@@ -54,15 +87,19 @@ export function rawSource(
   name: string,
   sparse: boolean,
   raw: (range: BlockRange, signal: AbortSignal) => AsyncIterable<RawBlock>,
-  stats: () => SourceStats | undefined = () => undefined,
+  extra: Pick<BlockSource, 'stats' | 'refetch'> = {},
 ): BlockSource {
-  return {
+  const source: BlockSource = {
     name,
     sparse,
     raw,
-    stats,
+    ...extra,
     async *blocks(range, signal) {
-      for await (const r of raw(range, signal)) yield await loadRawBlock(r);
+      for await (const r of raw(range, signal)) {
+        const block = await decodeRefetching(source, r, loadRawBlock, signal);
+        if (block !== null) yield block;
+      }
     },
   };
+  return source;
 }

@@ -50,6 +50,13 @@ export interface BlockSource {
    * simply absent.
    */
   raw(range: BlockRange, signal: AbortSignal): AsyncIterable<RawBlock>;
+  /**
+   * Block `height` fetched anew, after `error` showed that what `raw()` gave for it is not a readable block (a body
+   * cut short or replaced on the way: sources check only its ends, and the full parse on a decode worker finds the
+   * rest); `attempt` counts the refetches of this block from 0, for the backoff. Null: the height now reads as
+   * skipped. Sources that read locally have none (an unreadable file stays unreadable).
+   */
+  refetch?(height: number, error: Error, attempt: number, signal: AbortSignal): Promise<RawBlock | null>;
   /** The current iteration's reading (undefined before one starts, and for sources that only read locally). */
   stats?(): SourceStats | undefined;
   /** The same blocks, parsed and normalized on this thread. */

@@ -20,8 +20,8 @@ export function relabel(message: Message, height: number): Message {
 }
 
 /** Every block a source yields, until it ends (or `limit` blocks). */
-export async function drain(blocks: AsyncIterable<Block>, limit = Infinity): Promise<Block[]> {
-  const out: Block[] = [];
+export async function drain<T = Block>(blocks: AsyncIterable<T>, limit = Infinity): Promise<T[]> {
+  const out: T[] = [];
   if (limit <= 0) return out;
   for await (const block of blocks) {
     out.push(block);

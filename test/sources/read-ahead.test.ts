@@ -12,6 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
+import { createDecodePool, decodedBlocks } from '../../indexer/decode-pool.ts';
 import { lakeSource } from '../../indexer/sources/lake.ts';
 import { neardataSource } from '../../indexer/sources/neardata.ts';
 import type { SourceErrorKind } from '../../indexer/sources/retry.ts';
@@ -21,8 +22,11 @@ const FIRST = 1000;
 const FIXTURES = ['mainnet/34834052.json', 'mainnet/34834053.json', 'mainnet/70834061.json', 'testnet/120572296.json', 'testnet/190534818.json'];
 const FAST_BACKOFF = { initialMs: 10, maxMs: 50 };
 
-/** What a request gets instead of its block, the first time(s) it is asked. */
-type Trouble = { status: number; headers?: Record<string, string> } | 'stall' | 'cut' | 'html';
+/**
+ * What a request gets instead of its block, the first time(s) it is asked: a status, no answer, half the body, a
+ * proxy's page, the body cut just after a `}` (its ends look whole: only the full parse finds it), another block.
+ */
+type Trouble = { status: number; headers?: Record<string, string> } | 'stall' | 'cut' | 'html' | 'brace' | 'other';
 
 /** neardata's protocol over `count` real blocks re-labelled to FIRST.., with per-height delays and troubles. */
 class Neardata {
@@ -81,6 +85,8 @@ class Neardata {
     if (trouble === 'stall') return; // accepted, never answered
     if (trouble === 'cut') return void res.writeHead(200, { 'content-type': 'application/json' }).end(text.slice(0, text.length >> 1));
     if (trouble === 'html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>502 Bad Gateway</body></html>');
+    if (trouble === 'brace') return void res.writeHead(200, { 'content-type': 'application/json' }).end(text.slice(0, text.lastIndexOf('}', text.length >> 1) + 1));
+    if (trouble === 'other') return void res.writeHead(200, { 'content-type': 'application/json' }).end(this.texts.get(height === this.last ? FIRST : height + 1));
     if (trouble !== undefined) return void res.writeHead(trouble.status, trouble.headers).end('{"error":"on purpose"}');
     this.answered.push(height);
     res.writeHead(200, { 'content-type': 'application/json' }).end(text);
@@ -119,7 +125,9 @@ describe('read-ahead: neardata', () => {
       [1015, ['cut']],
       [1019, [{ status: 503 }, { status: 503 }]],
       [1023, ['html']],
+      [1026, ['brace']],
       [1030, [{ status: 429 }]],
+      [1034, ['other']],
     ]);
     const log = retryLog();
     const source = neardataSource(`neardata:${server.url}`, { backoff: FAST_BACKOFF, requestTimeoutMs: 300, onRetry: log.onRetry });
@@ -131,8 +139,29 @@ describe('read-ahead: neardata', () => {
     // The server did answer out of order: a later height before an earlier one.
     expect(server.answered).not.toEqual([...server.answered].sort((a, b) => a - b));
     expect(server.maxInFlight).toBeGreaterThanOrEqual(4);
-    expect([...log.kinds].sort()).toEqual(['http_429', 'http_429', 'http_5xx', 'http_5xx', 'http_5xx', 'malformed', 'malformed', 'timeout']);
+    expect([...log.kinds].sort()).toEqual(['http_429', 'http_429', 'http_5xx', 'http_5xx', 'http_5xx', 'malformed', 'malformed', 'malformed', 'malformed', 'timeout']);
     expect(server.asked.get(1019)).toBe(3);
+    // The answers whose ends looked whole were asked for again once the parse failed.
+    expect([server.asked.get(1026), server.asked.get(1034)]).toEqual([2, 2]);
+  });
+
+  it('a block that does not parse on a decode worker is fetched again in its place', async () => {
+    server = await new Neardata(12).start();
+    server.trouble = new Map<number, Trouble[]>([
+      [1003, ['brace']],
+      [1008, ['other', 'brace']],
+    ]);
+    const log = retryLog();
+    const source = neardataSource(`neardata:${server.url}`, { backoff: FAST_BACKOFF, onRetry: log.onRetry });
+    const pool = createDecodePool(2);
+    try {
+      const blocks = await within(drain(decodedBlocks(source, { from: FIRST, to: server.last }, new AbortController().signal, pool)), 20_000, 'the range');
+      expect(blocks.map((b) => [b.height, b.hash])).toEqual([...server.expected.values()].map((b) => [b.height, b.hash]));
+      expect(log.kinds).toEqual(['malformed', 'malformed', 'malformed']);
+      expect([server.asked.get(1003), server.asked.get(1008)]).toEqual([2, 3]);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('holds at most its memory budget in bytes: bigger blocks, fewer requested ahead of a consumer that waits', async () => {
@@ -206,8 +235,12 @@ describe('read-ahead: lake', () => {
   let dir = '';
   let endpoint = '';
   const expected = new Map<number, Block>();
-  /** Per object key: what its first GETs get instead (a status with an S3 error code, or half of the object). */
-  const trouble = new Map<string, Array<{ status: number; code: string } | 'cut'>>();
+  /**
+   * Per object key: what its first GETs get instead: a status with an S3 error code, half of the object, the object
+   * cut just after a `}` (its ends look whole), or the object of another key.
+   */
+  const trouble = new Map<string, Array<{ status: number; code: string } | 'cut' | 'brace' | { key: string }>>();
+  const objects = new Map<string, string>();
   const answered: string[] = [];
   const savedEnv = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
 
@@ -224,16 +257,21 @@ describe('read-ahead: lake', () => {
       const height = Number(key.slice(0, 12));
       if (key.endsWith('block.json')) await delay((3 - ((height - FIRST) % 4)) * 30);
       const instead = trouble.get(key)?.shift();
-      if (instead !== undefined && instead !== 'cut') {
+      if (typeof instead === 'object' && 'key' in instead) {
+        ctx.type = 'application/json';
+        ctx.body = objects.get(instead.key);
+        return;
+      }
+      if (typeof instead === 'object') {
         ctx.status = instead.status;
         ctx.type = 'application/xml';
         ctx.body = `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${instead.code}</Code><Message>on purpose</Message></Error>`;
         return;
       }
       await next();
-      if (instead === 'cut' && ctx.body instanceof Readable) {
+      if ((instead === 'cut' || instead === 'brace') && ctx.body instanceof Readable) {
         const whole = Buffer.concat(await ctx.body.toArray());
-        ctx.body = whole.subarray(0, whole.length >> 1);
+        ctx.body = whole.subarray(0, instead === 'cut' ? whole.length >> 1 : whole.lastIndexOf('}', whole.length >> 1) + 1);
         return;
       }
       answered.push(key);
@@ -248,7 +286,9 @@ describe('read-ahead: lake', () => {
       expected.set(h, normalizeStreamerMessage(message));
       await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${pad(h)}/block.json`, Body: JSON.stringify(message.block) }));
       for (const shard of message.shards) {
-        await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: `${pad(h)}/shard_${String(shard.shard_id)}.json`, Body: JSON.stringify(shard) }));
+        const key = `${pad(h)}/shard_${String(shard.shard_id)}.json`;
+        objects.set(key, JSON.stringify(shard));
+        await client.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: objects.get(key) }));
       }
     }
     client.destroy();
@@ -263,11 +303,14 @@ describe('read-ahead: lake', () => {
     if (savedEnv.secret === undefined) delete process.env.AWS_SECRET_ACCESS_KEY;
   });
 
-  it('hands blocks over in height order while objects arrive out of order, some throttled, failing or cut short', async () => {
+  it('hands blocks over in height order while objects arrive out of order, some throttled, failing, cut short or of another shard', async () => {
     trouble.set(`${pad(1002)}/block.json`, [{ status: 503, code: 'SlowDown' }]);
     trouble.set(`${pad(1005)}/block.json`, [{ status: 500, code: 'InternalError' }, { status: 500, code: 'InternalError' }]);
     trouble.set(`${pad(1009)}/block.json`, [{ status: 404, code: 'NoSuchKey' }]);
     trouble.set(`${pad(1013)}/block.json`, ['cut']);
+    // Shard files whose ends look whole: the parse finds them, and the block is fetched again.
+    trouble.set(`${pad(1017)}/shard_9.json`, ['brace']);
+    trouble.set(`${pad(1021)}/shard_10.json`, [{ key: `${pad(1021)}/shard_11.json` }]);
     const log = retryLog();
     const source = lakeSource(`lake:s3://${BUCKET}?region=us-east-1&endpoint=${endpoint}`, { backoff: FAST_BACKOFF, onRetry: log.onRetry });
     const blocks = await within(drain(source.blocks({ from: FIRST, to: FIRST + COUNT - 1 }, new AbortController().signal)), 20_000, 'the range');
@@ -276,6 +319,7 @@ describe('read-ahead: lake', () => {
     for (const block of blocks) expect(block).toEqual(expected.get(block.height));
     const blockJsons = answered.filter((k) => k.endsWith('block.json')).map((k) => Number(k.slice(0, 12)));
     expect(blockJsons).not.toEqual([...blockJsons].sort((a, b) => a - b));
-    expect([...log.kinds].sort()).toEqual(['http_429', 'http_4xx', 'http_5xx', 'http_5xx', 'malformed']);
+    expect([...log.kinds].sort()).toEqual(['http_429', 'http_4xx', 'http_5xx', 'http_5xx', 'malformed', 'malformed', 'malformed']);
+    expect(answered.filter((k) => k === `${pad(1017)}/block.json` || k === `${pad(1021)}/block.json`)).toHaveLength(4);
   });
 });
