@@ -6,7 +6,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { connect, ensureDatabase, withDatabase, type Db } from '../db/connect.ts';
+import { connect, ensureDatabase, quoteIdent, withDatabase, type Db } from '../db/connect.ts';
 import { procStat, startEmbeddedPostgres } from '../db/embedded.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { readText } from '../indexer/sources/raw.ts';
@@ -18,6 +18,8 @@ export interface BenchPostgres {
   work: string;
   /** A fresh, migrated database on the bench's server. */
   freshDb(): Promise<Db>;
+  /** A copy of `db` (CREATE DATABASE ... TEMPLATE, which needs `db` closed meanwhile): `db` opened again, and the copy. */
+  cloneDb(db: Db): Promise<[Db, Db]>;
   /** CPU seconds of the embedded PostgreSQL so far: the postmaster and its children, live and ended (Linux /proc;
    * undefined elsewhere, and behind DATABASE_URL). */
   cpuS(): number | undefined;
@@ -44,6 +46,24 @@ export async function startBenchPostgres(name: string): Promise<BenchPostgres> {
       const db = connect(dbUrl);
       await migrateToLatest(db.kysely);
       return db;
+    },
+    async cloneDb(db) {
+      const url = db.pool.options.connectionString!;
+      const cloneUrl = withDatabase(serverUrl, `dexlake_bench_${randomBytes(4).toString('hex')}`);
+      await db.close();
+      const admin = connect(withDatabase(serverUrl, 'postgres'));
+      const source = new URL(url).pathname.slice(1);
+      try {
+        // A closed connection's backend exits a moment after its socket closes, and a template must have none.
+        for (let waited = 0; (await admin.pool.query<{ n: number }>('select count(*)::int as n from pg_stat_activity where datname = $1', [source])).rows[0]!.n > 0; waited += 50) {
+          if (waited > 10_000) throw new Error(`database ${source} still has sessions 10 s after it was closed`);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        await admin.pool.query(`create database ${quoteIdent(new URL(cloneUrl).pathname.slice(1))} template ${quoteIdent(source)}`);
+      } finally {
+        await admin.close();
+      }
+      return [connect(url), connect(cloneUrl)];
     },
     cpuS() {
       const own = postmaster === undefined ? undefined : procStat(postmaster);

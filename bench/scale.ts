@@ -1,23 +1,26 @@
 // Token-data latency as history grows (issue #22, point 4): the same methods over 1x, 10x and 100x of 10,000
-// devnet blocks, in one database that grows between the measurements.
+// devnet blocks, three databases side by side, measured in the same minutes.
 // 1. 1x: the real indexer ingests the devnet's first 10,000 blocks (seed `dexlake`) into a fresh database whose
 //    history partitions are BENCH_SCALE_WIDTH blocks wide (50,000: 1x fits one partition, 100x twenty).
-// 2. 10x, 100x: copies of that 1x history are added with COPY (rows made here, in Node): copy k is the 1x history
-//    shifted up by k·10,000 heights and k·3 hours (10,000 one-second blocks and a pause, so minute to hour candles
-//    keep their bucket bounds), its 24 devnet wallets renamed (`alice.near` -> `alice-c7.near`: 2,400 wallets at
-//    100x) and every contract, pool and token kept (the DEX contracts and the busiest tokens grow a hundredfold).
+// 2. 10x, 100x: a database copied from the size before (CREATE DATABASE ... TEMPLATE) grows by copies of that 1x
+//    history, added with COPY (rows made here, in Node): copy k is the 1x history shifted up by k·10,000 heights
+//    and k·3 hours (10,000 one-second blocks and a pause, so minute to hour candles keep their bucket bounds), its
+//    24 devnet wallets renamed (`alice.near` -> `alice-c7.near`: 2,400 wallets at 100x) and every contract, pool
+//    and token kept (the DEX contracts and the busiest tokens grow a hundredfold).
 //    Copied: blocks, events (payloads renamed too), transfers, balance_history, trades, trade_hops, pool_history,
 //    prices and the 1m..1h candles. Derived again with SQL after each step: the 4h, 1d and 1w candles (from the
 //    hour candles), balances (each account's last balance_history row per token), tokens' holders and supply (the
 //    sum of positive balances), token_market's price height, the checkpoint and market clock; then VACUUM (ANALYZE)
 //    and CHECKPOINT, so that autovacuum and checkpoints stay out of the measurement.
-// 3. At each size a new real server (buildServer) answers, through app.inject and one request at a time, every
-//    token-data GET method: BENCH_SCALE_REQUESTS (1,000) requests each after 20 warm-up ones, every request's
-//    parameters drawn with a seeded generator (devnet/rng.ts) from the data of that size (busy contracts and
-//    tokens, and the wallets of any copy; times and heights anywhere in the history) and never repeated, so the
-//    response cache never answers (the server cannot turn it off; /metrics' hit counter is printed to show it).
-//    A method stops early after BENCH_SCALE_METHOD_SECONDS (30) of requests. p50 and p99 per method and size, each
-//    with its ratio to 1x; for the five methods that read by an index the target: p99 at 100x within 1.5x of 1x.
+// 3. Each size has its own real server (buildServer), answering through app.inject, one request at a time, every
+//    token-data GET method, the sizes interleaved (a request to each in turn, the order turning each round, so that
+//    the machine's other work falls on all three alike): BENCH_SCALE_REQUESTS (1,000) requests per size after 20
+//    warm-up ones, every request's parameters drawn with a seeded generator (devnet/rng.ts) from the data of that
+//    size (busy contracts and tokens, and the wallets of any copy; times and heights anywhere in the history) and
+//    never repeated, so the response cache never answers (the server cannot turn it off; /metrics' hit counter is
+//    printed to show it). A method stops early after BENCH_SCALE_METHOD_SECONDS (30) of requests per size. p50 and
+//    p99 per method and size, each with its ratio to 1x; for the five methods that read by an index the target:
+//    p99 at 100x within 1.5x of 1x.
 // 4. At 100x, EXPLAIN (ANALYZE, BUFFERS) of the main query of those five methods, captured from the server's own
 //    Kysely (its query log) on the request that was at the method's p99, asked again.
 // The credit budget per IP is raised for the run: every request comes from the same address.
@@ -337,36 +340,63 @@ async function cacheHits(app: FastifyInstance): Promise<number> {
   return Number(/^dexlake_api_cache_hits_total (\d+)/m.exec(text)?.[1] ?? NaN);
 }
 
-/** Each probe's latencies at one size: warm-up, then distinct requests until REQUESTS or the time budget. */
-async function measure(app: FastifyInstance, p: Population): Promise<Map<string, Measured>> {
-  const out = new Map<string, Measured>();
-  const hitsBefore = await cacheHits(app);
+/** A size as measured: its server and the population its parameters are drawn from. */
+interface Measurable {
+  app: FastifyInstance;
+  population: Population;
+}
+
+/**
+ * Each probe's latencies at every size, interleaved: round after round, one request to each size (the order turning
+ * each round), so that whatever else the machine does at a moment falls on every size alike and the ratios compare
+ * like with like. Per size: warm-up, then distinct requests until REQUESTS or the time budget.
+ */
+async function measure(sizes: ReadonlyMap<number, Measurable>): Promise<Map<number, Map<string, Measured>>> {
+  const out = new Map<number, Map<string, Measured>>([...sizes.keys()].map((size) => [size, new Map()]));
+  const entries = [...sizes.entries()];
+  const hitsBefore = new Map<number, number>();
+  for (const [size, { app }] of entries) hitsBefore.set(size, await cacheHits(app));
   for (const probe of PROBES) {
-    const rng = new Rng(`scale:${probe.name}:${p.size}`);
-    const seen = new Set<string>();
-    const draw = () => {
-      for (let tries = 0; tries < 1000; tries++) {
-        const url = probe.url(rng, p);
-        if (!seen.has(url)) {
-          seen.add(url);
-          return url;
-        }
-      }
-      throw new Error(`${probe.name}: no new parameters left to draw`);
-    };
-    for (let i = 0; i < WARMUP; i++) await get(app, draw());
-    const samples: Sample[] = [];
-    const started = performance.now();
-    while (samples.length < REQUESTS && (samples.length < WARMUP || performance.now() - started < METHOD_SECONDS * 1000)) samples.push(await get(app, draw()));
-    const bySpeed = samples.slice().sort((a, b) => a.ms - b.ms);
-    const sorted = bySpeed.map((s) => s.ms);
-    const rows = samples.reduce((sum, s) => sum + s.rows, 0) / samples.length;
-    out.set(probe.name, { sorted, rows, p99Url: bySpeed[sorted.indexOf(percentile(sorted, 99))]!.url });
-    console.log(
-      `measure   ${`${p.size}x`.padEnd(5)}${probe.name.padEnd(20)} n ${String(samples.length).padStart(3)}  p50 ${percentile(sorted, 50).toFixed(2).padStart(7)} ms  p99 ${percentile(sorted, 99).toFixed(2).padStart(8)} ms  max ${sorted.at(-1)!.toFixed(1).padStart(7)} ms  rows/answer ${rows.toFixed(1)}`,
+    const draws = new Map(
+      entries.map(([size, { population }]) => {
+        const rng = new Rng(`scale:${probe.name}:${size}`);
+        const seen = new Set<string>();
+        const draw = () => {
+          for (let tries = 0; tries < 1000; tries++) {
+            const url = probe.url(rng, population);
+            if (!seen.has(url)) {
+              seen.add(url);
+              return url;
+            }
+          }
+          throw new Error(`${probe.name}: no new parameters left to draw at ${size}x`);
+        };
+        return [size, draw];
+      }),
     );
+    for (const [size, { app }] of entries) for (let i = 0; i < WARMUP; i++) await get(app, draws.get(size)!());
+    const samples = new Map<number, Sample[]>(entries.map(([size]) => [size, []]));
+    const started = performance.now();
+    for (let round = 0; round < REQUESTS && (round < WARMUP || performance.now() - started < METHOD_SECONDS * entries.length * 1000); round++) {
+      for (let i = 0; i < entries.length; i++) {
+        const [size, { app }] = entries[(round + i) % entries.length]!;
+        samples.get(size)!.push(await get(app, draws.get(size)!()));
+      }
+    }
+    for (const [size] of entries) {
+      const taken = samples.get(size)!;
+      const bySpeed = taken.slice().sort((x, y) => x.ms - y.ms);
+      const sorted = bySpeed.map((t) => t.ms);
+      const rows = taken.reduce((sum, t) => sum + t.rows, 0) / taken.length;
+      out.get(size)!.set(probe.name, { sorted, rows, p99Url: bySpeed[sorted.indexOf(percentile(sorted, 99))]!.url });
+      console.log(
+        `measure   ${`${size}x`.padEnd(5)}${probe.name.padEnd(20)} n ${String(taken.length).padStart(3)}  p50 ${percentile(sorted, 50).toFixed(2).padStart(7)} ms  p99 ${percentile(sorted, 99).toFixed(2).padStart(8)} ms  max ${sorted.at(-1)!.toFixed(1).padStart(7)} ms  rows/answer ${rows.toFixed(1)}`,
+      );
+    }
   }
-  console.log(`cache     ${p.size}x: ${(await cacheHits(app)) - hitsBefore} answers from the response cache (every request's parameters were new)`);
+  for (const [size, { app }] of entries) {
+    console.log(`cache     ${size}x: ${(await cacheHits(app)) - hitsBefore.get(size)!} answers from the response cache (every request's parameters were new)`);
+  }
   return out;
 }
 
@@ -411,6 +441,7 @@ async function explainIndexed(db: Db, size: number, measured: Map<string, Measur
 
 const postgres = await startBenchPostgres('scale');
 const db = await postgres.freshDb();
+const dbs = new Map<number, Db>([[1, db]]);
 try {
   await db.pool.query('update history_partitioning set width_blocks = $1', [WIDTH]);
   let started = performance.now();
@@ -432,28 +463,41 @@ try {
   console.log(`draws     ${wallets.length} wallets per copy; busy accounts ${busyAccounts.join(', ')}; busy tokens ${busyTokens.join(', ')}; ${REQUESTS} requests per method (after ${WARMUP} warm-up), at most ${METHOD_SECONDS} s each`);
   const templates = await readTemplates(db);
 
-  const results = new Map<number, Map<string, Measured>>();
+  // Each size is a database of its own, copied from the one before and grown with COPY, so that all three are
+  // measured side by side.
+  await printSize(db, 1);
   let copies = 1;
-  for (const size of SIZES) {
-    if (size > copies) {
-      started = performance.now();
-      await addCopies(db, templates, wallets, copies, size);
-      const copied = seconds(started);
-      started = performance.now();
-      await deriveCurrent(db, copies * BLOCKS);
-      const derived = seconds(started);
-      console.log(`fill      ${size}x: copies ${copies}..${size - 1} by COPY in ${copied} s; balances, holders, candles ${derived} s; VACUUM (ANALYZE) and CHECKPOINT ${await settle(db)} s`);
-      copies = size;
-    }
-    await printSize(db, size);
-    const app = await buildServer({ db, logLevel: 'warn', httpCreditsPerMinute: Number.MAX_SAFE_INTEGER });
-    try {
-      results.set(size, await measure(app, await population(db, size, busyAccounts, busyTokens, wallets)));
-    } finally {
-      await app.close();
-    }
-    if (size === SIZES.at(-1)) await explainIndexed(db, size, results.get(size)!);
+  for (const size of SIZES.slice(1)) {
+    started = performance.now();
+    const [previous, grown] = await postgres.cloneDb(dbs.get(copies)!);
+    dbs.set(copies, previous);
+    dbs.set(size, grown);
+    const cloned = seconds(started);
+    started = performance.now();
+    await addCopies(grown, templates, wallets, copies, size);
+    const copied = seconds(started);
+    started = performance.now();
+    await deriveCurrent(grown, copies * BLOCKS);
+    const derived = seconds(started);
+    console.log(
+      `fill      ${size}x: the ${copies}x database copied in ${cloned} s; copies ${copies}..${size - 1} by COPY in ${copied} s; balances, holders, candles ${derived} s; VACUUM (ANALYZE) and CHECKPOINT ${await settle(grown)} s`,
+    );
+    await printSize(grown, size);
+    copies = size;
   }
+  const sizes = new Map<number, Measurable>();
+  for (const [size, sized] of dbs) {
+    const app = await buildServer({ db: sized, logLevel: 'warn', httpCreditsPerMinute: Number.MAX_SAFE_INTEGER });
+    sizes.set(size, { app, population: await population(sized, size, busyAccounts, busyTokens, wallets) });
+  }
+  let results: Map<number, Map<string, Measured>>;
+  try {
+    results = await measure(sizes);
+  } finally {
+    for (const { app } of sizes.values()) await app.close();
+  }
+  const largest = SIZES.at(-1)!;
+  await explainIndexed(dbs.get(largest)!, largest, results.get(largest)!);
 
   console.log('summary   p50 / p99 in ms, and each ratio to 1x');
   const base = results.get(1)!;
@@ -474,6 +518,6 @@ try {
     console.log(`target    ${probe.indexed.reads.padEnd(22)} target p99 100x/1x <= ${TARGET_P99_RATIO}: ${ratio.toFixed(2)} ${ratio <= TARGET_P99_RATIO ? 'met' : 'NOT met'}`);
   }
 } finally {
-  await db.close();
+  for (const sized of dbs.values()) await sized.close();
   await postgres.stop();
 }

@@ -452,7 +452,7 @@ describe('a block source that errors, stalls or sends malformed JSON', () => {
     neardata.trouble = 'malformed';
     h = await waitHealth('malformed answers retried', (x) => (x.source.errors.malformed ?? 0) >= 2);
     expect(h.source.status).toBe('retrying');
-    expect(h.source.last_error).toMatch(/not whole JSON/);
+    expect(h.source.last_error).toMatch(/not a JSON object/);
     text = await metrics();
     expect(metric(text, 'dexlake_indexer_source_errors_total{kind="malformed"}')).toBeGreaterThanOrEqual(2);
     // Nothing of the troubled heights was written: not a block, not an event.
