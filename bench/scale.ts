@@ -260,8 +260,9 @@ async function deriveCurrent(db: Db, previousHead: number): Promise<void> {
     where c.resolution = '1h'
     group by c.token, r.resolution, bucket`);
   await db.pool.query(
-    `insert into balances (token, account, balance, updated_height)
-     select distinct on (token, account) token, account, balance, block_height from balance_history where block_height > $1
+    `insert into balances (token, account, balance, first_height, updated_height)
+     select distinct on (token, account) token, account, balance, min(block_height) over (partition by token, account), block_height
+     from balance_history where block_height > $1
      order by token, account, block_height desc
      on conflict (token, account) do update set balance = excluded.balance, updated_height = excluded.updated_height`,
     [previousHead],

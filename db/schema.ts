@@ -48,6 +48,8 @@ export interface BalancesTable {
   account: string;
   balance: Amount;
   updated_height: number;
+  /** The height of the account's first balance_history row of the token (null: none). */
+  first_height: number | null;
 }
 
 export interface BalanceHistoryTable {

@@ -14,6 +14,7 @@ import * as deferredIndexes from './0010_deferred_indexes.ts';
 import * as partitionedHistory from './0011_partitioned_history.ts';
 import * as readIndexes from './0012_read_indexes.ts';
 import * as pricesAtIndex from './0013_prices_at_index.ts';
+import * as balancesFirstHeight from './0014_balances_first_height.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -29,4 +30,5 @@ export const migrations: Record<string, Migration> = {
   '0011_partitioned_history': partitionedHistory,
   '0012_read_indexes': readIndexes,
   '0013_prices_at_index': pricesAtIndex,
+  '0014_balances_first_height': balancesFirstHeight,
 };

@@ -10,7 +10,7 @@ describe('migrations', () => {
     const database = await createTestDatabase();
     const db = connect(database.url);
     try {
-      expect(await migrateToLatest(db.kysely)).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles', '0006_trade_receipts', '0007_rates_index', '0008_nslp_index', '0009_undecoded', '0010_deferred_indexes', '0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index']);
+      expect(await migrateToLatest(db.kysely)).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles', '0006_trade_receipts', '0007_rates_index', '0008_nslp_index', '0009_undecoded', '0010_deferred_indexes', '0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index', '0014_balances_first_height']);
       expect(await migrateToLatest(db.kysely)).toEqual([]);
       const tables = await sql<{ table_name: string }>`
         select table_name from information_schema.tables where table_schema = 'public' and table_name not like 'kysely_%' order by 1`.execute(db.kysely);
@@ -34,7 +34,7 @@ describe('migrations', () => {
     const [a, b] = [connect(database.url), connect(database.url)];
     try {
       const applied = await Promise.all([migrateToLatest(a.kysely), migrateToLatest(b.kysely)]);
-      expect(applied.flat()).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles', '0006_trade_receipts', '0007_rates_index', '0008_nslp_index', '0009_undecoded', '0010_deferred_indexes', '0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index']);
+      expect(applied.flat()).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles', '0006_trade_receipts', '0007_rates_index', '0008_nslp_index', '0009_undecoded', '0010_deferred_indexes', '0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index', '0014_balances_first_height']);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

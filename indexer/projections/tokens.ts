@@ -177,14 +177,15 @@ async function upsertTokens(tx: Tx, changes: TokenChange[]) {
  */
 async function applyBalanceMoves(tx: Tx, moves: BalanceMove[], onHolders: (token: string, delta: number) => void) {
   // Through a temporary table filled by COPY: PostgreSQL parses no array literals, the upsert is one statement.
-  await sql`create temp table if not exists balance_moves (token text, account text, delta numeric, height bigint) on commit delete rows`.execute(tx.kysely);
+  await sql`create temp table if not exists balance_moves (token text, account text, delta numeric, first_height bigint, height bigint) on commit delete rows`.execute(tx.kysely);
   // Emptied at commit, but a rebuild applies many chunks in one transaction: start each from empty.
   await sql`truncate balance_moves`.execute(tx.kysely);
-  await copyRows(tx.client, 'balance_moves', ['token', 'account', 'delta', 'height'], moves.map((m) => [m.token, m.account, m.total, m.heights.at(-1)!]));
+  await copyRows(tx.client, 'balance_moves', ['token', 'account', 'delta', 'first_height', 'height'], moves.map((m) => [m.token, m.account, m.total, m.heights[0]!, m.heights.at(-1)!]));
   const result = await sql<{ token: string; account: string; balance: string }>`
-    insert into balances as b (token, account, balance, updated_height)
-    select token, account, delta, height from balance_moves
-    on conflict (token, account) do update set balance = b.balance + excluded.balance, updated_height = greatest(b.updated_height, excluded.updated_height)
+    insert into balances as b (token, account, balance, first_height, updated_height)
+    select token, account, delta, first_height, height from balance_moves
+    on conflict (token, account) do update set balance = b.balance + excluded.balance, first_height = least(b.first_height, excluded.first_height),
+      updated_height = greatest(b.updated_height, excluded.updated_height)
     returning token, account, balance`.execute(tx.kysely);
   const after = new Map(result.rows.map((r) => [`${r.token}\u0000${r.account}`, BigInt(r.balance)]));
 

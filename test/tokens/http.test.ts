@@ -339,6 +339,20 @@ describe('balances.get and holders.get', () => {
     expect(future.json!.error.code).toBe('bad_request');
   });
 
+  it('at_height around the heights where an account first held each token', async () => {
+    // At each token's first height and the block before: held from that block on, not before.
+    const firsts = await query(`select token, min(block_height)::int as h from balance_history where account = 'trent.near' group by token order by 2, 1`);
+    expect(new Set(firsts.map((f) => f.h)).size).toBeGreaterThan(1);
+    for (const at of [...new Set(firsts.flatMap((f) => [f.h - 1, f.h]))].filter((h) => h >= 0)) {
+      const expected = await query(
+        `select token, balance::text from (select distinct on (token) token, balance from balance_history where account = 'trent.near' and block_height <= $1 order by token, block_height desc) b where balance <> 0 order by token`,
+        [at],
+      );
+      const res = await get(`/balances?account_id=trent.near&at_height=${at}`);
+      expect(res.json!.rows.map((r: Message) => [r.token, r.amount]), `at ${at}`).toEqual(expected.map((r) => [r.token, r.balance]));
+    }
+  });
+
   it('holders largest first, with count, share of supply and a cursor', async () => {
     const expected = await query(`select account, balance::text as amount from balances where token = $1 and balance > 0 order by balance desc, account limit 4`, [USDC]);
     const [{ total_supply, holders }] = await query(`select total_supply::text, holders from tokens where token = $1`, [USDC]);
