@@ -26,13 +26,13 @@ export interface BenchPostgres {
   stop(): Promise<void>;
 }
 
-export async function startBenchPostgres(name: string): Promise<BenchPostgres> {
+export async function startBenchPostgres(name: string, settings: Record<string, string> = {}): Promise<BenchPostgres> {
   const work = path.join(tmpdir(), `dexlake-bench-${name}-${randomBytes(6).toString('hex')}`);
   let url = process.env.DATABASE_URL;
   let stopPg = async () => {};
   let postmaster: number | undefined;
   if (!url) {
-    const pg = await startEmbeddedPostgres({ dir: path.join(work, 'pg'), port: 0 });
+    const pg = await startEmbeddedPostgres({ dir: path.join(work, 'pg'), port: 0, settings });
     url = pg.url;
     stopPg = pg.stop;
     postmaster = pg.pid;

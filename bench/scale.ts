@@ -20,7 +20,8 @@
 //    never repeated, so the response cache never answers (the server cannot turn it off; /metrics' hit counter is
 //    printed to show it). A method stops early after BENCH_SCALE_METHOD_SECONDS (30) of requests per size. p50 and
 //    p99 per method and size, each with its ratio to 1x; for the five methods that read by an index the target:
-//    p99 at 100x within 1.5x of 1x.
+//    p99 at 100x within 1.5x of 1x. Per size, the share of the block reads that PostgreSQL found in shared_buffers
+//    (BENCH_SCALE_SHARED_BUFFERS, 2 GB).
 // 4. At 100x, EXPLAIN (ANALYZE, BUFFERS) of the main query of those five methods, captured from the server's own
 //    Kysely (its query log) on the request that was at the method's p99, asked again.
 // The credit budget per IP is raised for the run: every request comes from the same address.
@@ -344,7 +345,14 @@ async function cacheHits(app: FastifyInstance): Promise<number> {
 /** A size as measured: its server and the population its parameters are drawn from. */
 interface Measurable {
   app: FastifyInstance;
+  db: Db;
   population: Population;
+}
+
+/** Blocks the database's queries found in shared_buffers, and those read from outside (the OS cache or disk). */
+async function bufferReads(db: Db): Promise<{ hit: number; read: number }> {
+  const { rows } = await db.pool.query<{ hit: string; read: string }>('select blks_hit as hit, blks_read as read from pg_stat_database where datname = current_database()');
+  return { hit: Number(rows[0]!.hit), read: Number(rows[0]!.read) };
 }
 
 /**
@@ -356,7 +364,11 @@ async function measure(sizes: ReadonlyMap<number, Measurable>): Promise<Map<numb
   const out = new Map<number, Map<string, Measured>>([...sizes.keys()].map((size) => [size, new Map()]));
   const entries = [...sizes.entries()];
   const hitsBefore = new Map<number, number>();
-  for (const [size, { app }] of entries) hitsBefore.set(size, await cacheHits(app));
+  const buffersBefore = new Map<number, { hit: number; read: number }>();
+  for (const [size, { app, db }] of entries) {
+    hitsBefore.set(size, await cacheHits(app));
+    buffersBefore.set(size, await bufferReads(db));
+  }
   for (const probe of PROBES) {
     const draws = new Map(
       entries.map(([size, { population }]) => {
@@ -395,8 +407,13 @@ async function measure(sizes: ReadonlyMap<number, Measurable>): Promise<Map<numb
       );
     }
   }
-  for (const [size, { app }] of entries) {
+  // The statistics reach pg_stat_database within a second of each query.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  for (const [size, { app, db }] of entries) {
     console.log(`cache     ${size}x: ${(await cacheHits(app)) - hitsBefore.get(size)!} answers from the response cache (every request's parameters were new)`);
+    const [before, after] = [buffersBefore.get(size)!, await bufferReads(db)];
+    const [hit, read] = [after.hit - before.hit, after.read - before.read];
+    console.log(`buffers   ${size}x: ${(hit + read).toLocaleString('en-US')} block reads, ${((100 * hit) / (hit + read)).toFixed(2)}% in shared_buffers, ${read.toLocaleString('en-US')} from outside (the OS cache or the disk)`);
   }
   return out;
 }
@@ -440,11 +457,19 @@ async function explainIndexed(db: Db, size: number, measured: Map<string, Measur
   }
 }
 
-const postgres = await startBenchPostgres('scale');
+/**
+ * PostgreSQL's shared_buffers (BENCH_SCALE_SHARED_BUFFERS, 2 GB): a server holding 8 GB of history is given a share
+ * of its memory for its pages (PostgreSQL's guidance: a quarter of the RAM), not initdb's 128 MB; `128MB` measures
+ * that default.
+ */
+const SHARED_BUFFERS = process.env.BENCH_SCALE_SHARED_BUFFERS ?? '2GB';
+const postgres = await startBenchPostgres('scale', { shared_buffers: SHARED_BUFFERS });
 const db = await postgres.freshDb();
 const dbs = new Map<number, Db>([[1, db]]);
 try {
   await db.pool.query('update history_partitioning set width_blocks = $1', [WIDTH]);
+  const { rows: buffers } = await db.pool.query<{ shared_buffers: string }>('show shared_buffers');
+  console.log(`server    PostgreSQL shared_buffers ${buffers[0]!.shared_buffers} (BENCH_SCALE_SHARED_BUFFERS)`);
   let started = performance.now();
   const filled = await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), to: BLOCKS, signal: new AbortController().signal });
   const ingested = seconds(started);
@@ -489,7 +514,7 @@ try {
   const sizes = new Map<number, Measurable>();
   for (const [size, sized] of dbs) {
     const app = await buildServer({ db: sized, logLevel: 'warn', httpCreditsPerMinute: Number.MAX_SAFE_INTEGER });
-    sizes.set(size, { app, population: await population(sized, size, busyAccounts, busyTokens, wallets) });
+    sizes.set(size, { app, db: sized, population: await population(sized, size, busyAccounts, busyTokens, wallets) });
   }
   let results: Map<number, Map<string, Measured>>;
   try {

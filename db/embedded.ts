@@ -26,6 +26,8 @@ export interface EmbeddedOptions {
   port?: number;
   database?: string;
   log?: (line: string) => void;
+  /** Server settings for this start (`-c name=value`), e.g. `shared_buffers` for a benchmark. */
+  settings?: Record<string, string>;
 }
 
 interface Binaries {
@@ -233,7 +235,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   const port = wanted !== 0 && (await isPortFree(wanted)) ? wanted : await freePort();
   // Own process group: a terminal's Ctrl-C reaches dexlake and its node children, and PostgreSQL is stopped
   // last, by us, once they have let go of it. No unix socket: the data dir path may be too long for one.
-  const child = spawn(bins.postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='], {
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  const child = spawn(bins.postgres, ['-D', dir, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', ...settings], {
     ...ids,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

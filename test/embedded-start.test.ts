@@ -26,7 +26,9 @@ describe('embedded PostgreSQL start', () => {
   it('logs no FATAL line on a first start, a restart after a crash or after a clean stop, and answers once started', { timeout: 120_000 }, async () => {
     for (const start of ['first', 'after a crash', 'after a clean stop']) {
       const lines: string[] = [];
-      const server = await startEmbeddedPostgres({ dir: path.join(home, 'pg'), port: 0, log: (line) => lines.push(line) });
+      // The last start sets a server setting for itself (as bench:scale sets shared_buffers).
+      const settings = start === 'after a clean stop' ? { work_mem: '7MB' } : undefined;
+      const server = await startEmbeddedPostgres({ dir: path.join(home, 'pg'), port: 0, log: (line) => lines.push(line), ...(settings && { settings }) });
       try {
         const client = new pg.Client({ connectionString: server.url });
         await client.connect();
@@ -34,6 +36,7 @@ describe('embedded PostgreSQL start', () => {
         await client.query('create table if not exists t (x int)');
         await client.query('insert into t select generate_series(1, 200000)');
         expect((await client.query('select count(*)::int as n from t')).rows[0].n % 200000, start).toBe(0);
+        expect((await client.query('show work_mem')).rows[0].work_mem, start).toBe(settings ? '7MB' : '4MB');
         await client.end();
       } finally {
         if (start === 'first') {
