@@ -40,10 +40,12 @@ export interface ApiOptions {
   /** Proxies (addresses or CIDR ranges) whose X-Forwarded-For names the client (DEXLAKE_TRUST_PROXY); none by
    * default, so that a client cannot pick the address its credits are counted against. */
   trustProxy?: readonly string[];
+  /** NEAR's most prepaid gas per transaction on the network (DEXLAKE_MAX_TRANSACTION_TGAS; default 300 TGas). */
+  maxTransactionGas?: bigint;
 }
 
 export async function buildServer(options: ApiOptions): Promise<FastifyInstance> {
-  const { logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes, readUrls = [], replicaWaitMs, trustProxy = [] } = options;
+  const { logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes, readUrls = [], replicaWaitMs, trustProxy = [], maxTransactionGas } = options;
   // Every query below goes through `db`: the primary, or with read replicas the database that picks one.
   const replicas = readUrls.length ? new ReadReplicas(options.db, readUrls, replicaWaitMs === undefined ? {} : { waitMs: replicaWaitMs }) : undefined;
   const db = replicas?.db ?? options.db;
@@ -78,7 +80,14 @@ export async function buildServer(options: ApiOptions): Promise<FastifyInstance>
   });
   healthRoutes(app, options.db, replicas);
   indexerRoutes(app, db, tracker);
-  const routes = routing(app, { db, network, quoteRelayUrl, ...(httpCreditsPerMinute === undefined ? {} : { creditsPerMinute: httpCreditsPerMinute }), ...(dexes === undefined ? {} : { dexes }) });
+  const routes = routing(app, {
+    db,
+    network,
+    quoteRelayUrl,
+    ...(httpCreditsPerMinute === undefined ? {} : { creditsPerMinute: httpCreditsPerMinute }),
+    ...(dexes === undefined ? {} : { dexes }),
+    ...(maxTransactionGas === undefined ? {} : { maxTransactionGas }),
+  });
   // Encapsulated: its error handler and paths are the token API's own.
   await app.register(async (scope) => {
     tokenStats = await tokenDataRoutes(scope, { db, onBlocks: (n) => tracker.observe(n.height), ...(httpCreditsPerMinute === undefined ? {} : { httpCreditsPerMinute }) });

@@ -14,7 +14,8 @@
 // 5. The bound (bench/README.md): per case, the dual upper bound of the convex routing problem over every pool
 //    (Angeris et al.), at prices the solver of api/routing/flow/solve.ts finds and evaluated here by its own
 //    formula; every router's shortfall to it (ours, the SDK, the best single path) per size, on the snapshot and on
-//    an arbitrage-free state made from it (the zero-input optimal flow, the arbitrage, applied until none is left).
+//    an arbitrage-free state made from it (the zero-input optimal flow, the arbitrage, applied until none is left);
+//    ours also where a transaction may prepay 1 PGas (protocol version 83: plans of up to 103 actions, not 26).
 //
 // Offline: estimateSwap with smart routing asks for the token list (`getTokensTiny`), which it reads from the
 // browser's localStorage when `window` exists, else from Ref's indexer over fetch. It is given the list as data
@@ -40,6 +41,7 @@ import { simpleGetAmountOut, simpleSwap } from '../dexes/amm-a/math.ts';
 import { contractsOf } from '../dexes/contracts.ts';
 import { ammA } from '../dexes/amm-a/index.ts';
 import { DEXES } from '../dexes/index.ts';
+import { tgas } from '../dexes/instructions.ts';
 import type { Dex } from '../dexes/dex.ts';
 import { parsePoolsJson } from '../dexes/amm-a/snapshot.ts';
 import { poolStateEvents } from '../indexer/pools-import/events.ts';
@@ -158,6 +160,8 @@ interface Routed {
   ours: bigint | null;
   /** The router before the optimal flow: best path or split of pool-disjoint paths. */
   before: bigint | null;
+  /** Ours where a transaction may prepay 1 PGas (protocol version 83, DEXLAKE_MAX_TRANSACTION_TGAS=1000). */
+  petagas: bigint | null;
   sdk: bigint | null;
   sdkError: string | null;
   ourMs: number;
@@ -193,6 +197,8 @@ async function run(): Promise<void> {
       return { ...d, routing };
     };
     const before = new Router(graph, contracts, null, DEXES.map(withoutFlow));
+    // Ours with protocol 83's 1 PGas a transaction: plans of up to 103 actions instead of 26.
+    const petagasRouter = new Router(graph, contracts, null, DEXES, tgas(1000));
 
     const pools = new Map<number, BenchPool>();
     for (const p of graph.poolsOf('AmmA')) {
@@ -265,6 +271,7 @@ async function run(): Promise<void> {
       for (const c of list.slice(0, WARMUP)) {
         router.bestRoute('AmmA', query(c, 'AmmA'), ctx);
         before.bestRoute('AmmA', query(c, 'AmmA'), ctx);
+        petagasRouter.bestRoute('AmmA', query(c, 'AmmA'), ctx);
         await callSdk(c).catch(() => []);
       }
       const routed: Routed[] = [];
@@ -298,7 +305,10 @@ async function run(): Promise<void> {
           if (actions === null || spent !== c.amountIn) sdkError = `unexecutable answer (${actions === null ? 'malformed' : `spends ${spent} of ${c.amountIn}`})`;
           else sdk = executeActions(actions, state, c.tokenIn, c.amountIn, c.tokenOut)?.out ?? null;
         }
-        routed.push({ c, ours, before: oldExecuted?.out ?? null, sdk, sdkError, ourMs, sdkMs });
+        const wide = petagasRouter.bestRoute('AmmA', q, ctx);
+        const wideExecuted = wide === null ? null : executeActions(wide.paths.flatMap(chainActions), state, c.tokenIn, c.amountIn, c.tokenOut);
+        if (wide !== null && (wideExecuted?.out !== wide.amountOut || wideExecuted.leftovers > 0)) throw new Error(`a 1 PGas plan ${wide.amountOut} does not re-execute to itself for ${c.tokenIn} -> ${c.tokenOut}`);
+        routed.push({ c, ours, before: oldExecuted?.out ?? null, petagas: wideExecuted?.out ?? null, sdk, sdkError, ourMs, sdkMs });
       }
       globalThis.fetch = realFetch;
       return routed;
@@ -531,7 +541,7 @@ async function boundSection(
     if (unbudgeted !== null && (replay?.out !== unbudgeted.amountOut || replay.leftovers > 0)) throw new Error('an unbudgeted plan does not re-execute to itself');
     return { r, group: cases[i]!.group, ...bound.of(r.c), single: bestSinglePath(r.c, state), unbudgeted: unbudgeted?.amountOut ?? null, actions: unbudgeted?.actions ?? 0 };
   });
-  const above = rows.filter((x) => [x.r.ours, x.r.before, x.r.sdk, x.single, x.unbudgeted].some((v) => v !== null && Number(v) > x.bound));
+  const above = rows.filter((x) => [x.r.ours, x.r.before, x.r.petagas, x.r.sdk, x.single, x.unbudgeted].some((v) => v !== null && Number(v) > x.bound));
   const unsolved = rows.filter((x) => x.iterations >= 500).length;
   const stats = (values: (bigint | null)[], bounds: number[]) => {
     const shortfalls = values.flatMap((v, i) => (v === null || bounds[i]! <= 0 ? [] : [1 - Number(v) / bounds[i]!])).sort((a, b) => a - b);
@@ -544,6 +554,7 @@ async function boundSection(
     const bounds = of.map((x) => x.bound);
     console.log(
       `bound    ${label.padEnd(8)} ${group.padEnd(6)} ours ${stats(of.map((x) => x.r.ours), bounds)}  before ${stats(of.map((x) => x.r.before), bounds)}  ` +
+        `ours at 1 PGas ${stats(of.map((x) => x.r.petagas), bounds)}  ` +
         `SDK ${stats(of.map((x) => x.r.sdk), bounds)}  best single path ${stats(of.map((x) => x.single), bounds)}  ` +
         `flow without the action budget ${stats(of.map((x) => x.unbudgeted), bounds)}, median ${percentile(of.map((x) => x.actions).sort((a, b) => a - b), 50)} actions`,
     );

@@ -204,6 +204,15 @@ export const settings = {
     description: 'NEAR JSON-RPC endpoint for views such as ft_metadata, and for the bootstrap of an empty database when the source is neardata or lake (the state of every DEX at the latest final block); unset: no RPC calls',
     schema: url(['http:', 'https:']),
   },
+  maxTransactionTgas: {
+    env: 'DEXLAKE_MAX_TRANSACTION_TGAS',
+    flag: '--max-transaction-tgas',
+    default: '300',
+    expected: 'an integer from 300 to 1000',
+    description:
+      "NEAR's most prepaid gas per transaction on the network, in TGas (`max_total_prepaid_gas` of the RPC's EXPERIMENTAL_protocol_config): 300, or 1000 from protocol version 83. Bounds the swap actions of one AmmA plan: 26 at 300, 103 at 1000",
+    schema: z.coerce.number().int().min(300).max(1000),
+  },
   quoteRelayUrl: {
     env: 'QUOTE_RELAY_URL',
     flag: '--quote-relay',

@@ -3,6 +3,7 @@ import type { Config } from './config.ts';
 import { processLogger, stopSignal, withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { buildServer } from '../api/server.ts';
+import { tgas } from '../dexes/instructions.ts';
 
 export async function serve(config: Config): Promise<void> {
   const signal = stopSignal();
@@ -15,6 +16,7 @@ export async function serve(config: Config): Promise<void> {
       quoteRelayUrl: config.quoteRelayUrl ?? null,
       readUrls: config.databaseReadUrl ?? [],
       trustProxy: config.trustProxy ?? [],
+      maxTransactionGas: tgas(config.maxTransactionTgas),
     });
     db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
     try {

@@ -128,9 +128,10 @@ export interface DexRouting {
   maxHops: { exactIn: number; exactOut: number };
   /** Exact in: split the amount across pool-disjoint paths when that gives more. */
   splits?: boolean;
-  /** Exact in: its calls execute a plan of chains (DexRoute.paths) inside one call, up to `maxActions` swaps, so the
-   * optimal-flow router (api/routing/flow/) may route it over the hops with a `curve` when that gives more. */
-  flow?: { maxActions: number };
+  /** Exact in: its calls execute a plan of chains (DexRoute.paths) inside one call, up to `maxActions` swaps within
+   * the network's prepaid gas per transaction, so the optimal-flow router (api/routing/flow/) may route it over the
+   * hops with a `curve` when that gives more. */
+  flow?: { maxActions(maxTransactionGas: bigint): number };
   /** Where the request says native NEAR, the DEX trades wNEAR (wrapped before, unwrapped by the client after). */
   tradesWnear?: boolean;
   /** Whether its quotes carry slippage (false: 1:1 conversions, guaranteed request-for-quote fills). */

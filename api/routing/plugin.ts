@@ -21,6 +21,8 @@ export interface RoutingOptions {
   creditsPerMinute?: number;
   /** The DEX registry (default: dexes/index.ts's). */
   dexes?: readonly Dex[];
+  /** NEAR's most prepaid gas per transaction (default DEFAULT_MAX_TRANSACTION_GAS). */
+  maxTransactionGas?: bigint;
 }
 
 export interface RoutingFamily {
@@ -55,10 +57,10 @@ function rateLimitRoute(budget: CreditBudget) {
 
 /** Registers the routing endpoints; the graph loads when the server becomes ready (a database that does not answer
  * then is retried in the background, and routes answer from an empty graph until it does). */
-export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute, dexes = DEXES }: RoutingOptions): RoutingFamily {
+export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute, dexes = DEXES, maxTransactionGas }: RoutingOptions): RoutingFamily {
   const graph = new RoutingGraph(db, dexes);
   app.addHook('onRequest', rateLimitRoute(new CreditBudget(creditsPerMinute)));
-  const router = routingRoutes(app, { graph, network, quoteRelayUrl, dexes });
+  const router = routingRoutes(app, { graph, network, quoteRelayUrl, dexes, ...(maxTransactionGas === undefined ? {} : { maxTransactionGas }) });
   const family = { router, subscriptions: routeSubscribe(app, { router, graph, network }) };
   if (network === 'testnet') return family; // routing never answers there: nothing to load
   let stop: (() => Promise<void>) | undefined;

@@ -7,6 +7,7 @@ import { contractsOf, type DexContracts } from '../../dexes/contracts.ts';
 import type { Dex, DexRouting } from '../../dexes/dex.ts';
 import type { DexId } from '../../dexes/events.ts';
 import { DEXES } from '../../dexes/index.ts';
+import { DEFAULT_MAX_TRANSACTION_GAS } from '../../dexes/instructions.ts';
 import type { TokenId } from '../../near/token-id.ts';
 import { jsonWithBigints } from '../../near/units.ts';
 import { DatabaseUnavailableError, type RoutingGraph } from './graph.ts';
@@ -58,6 +59,8 @@ export class Router {
     /** The solver relay of the request-for-quote DEX (JSON-RPC at `{url}/rpc`); null: no such quotes. */
     readonly relayUrl: string | null = null,
     readonly registry: readonly Dex[] = DEXES,
+    /** NEAR's most prepaid gas per transaction on this network (DEXLAKE_MAX_TRANSACTION_TGAS). */
+    readonly maxTransactionGas: bigint = DEFAULT_MAX_TRANSACTION_GAS,
   ) {
     this.dexes = new Map(registry.map((d) => [d.id, d]));
     this.dexIds = registry.map((d) => d.id);
@@ -147,7 +150,7 @@ export class Router {
       if (routing.flow !== undefined && !routing.hopsNeedTrader) {
         // The optimal flow over the pools with a curve, seeded with the paths' pools; kept only when it gives more.
         const seeds = [...top, ...complements, ...paths].flatMap((p) => p.hops.map((h) => h.poolId));
-        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, routing.flow.maxActions, seeds);
+        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, routing.flow.maxActions(this.maxTransactionGas), seeds);
         if (plan !== null && plan.amountOut > totalOut(paths)) paths = plan.chains;
       }
     } else {
@@ -324,11 +327,13 @@ export interface RoutingPluginOptions {
   quoteRelayUrl?: string | null;
   /** The DEX registry (default: dexes/index.ts's). */
   dexes?: readonly Dex[];
+  /** NEAR's most prepaid gas per transaction (default DEFAULT_MAX_TRANSACTION_GAS). */
+  maxTransactionGas?: bigint;
 }
 
 /** Registers GET /route. Errors are plain text with status 400; no route is `200 []`. */
-export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelayUrl = null, dexes = DEXES }: RoutingPluginOptions): Router {
-  const router = new Router(graph, contractsOf(network), quoteRelayUrl, dexes);
+export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelayUrl = null, dexes = DEXES, maxTransactionGas }: RoutingPluginOptions): Router {
+  const router = new Router(graph, contractsOf(network), quoteRelayUrl, dexes, maxTransactionGas);
   app.get('/route', async (request, reply) => {
     // Read from the raw URL with the parser /route/subscribe uses, so both answer a query with the same text.
     const at = request.url.indexOf('?');

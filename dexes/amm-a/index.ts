@@ -1,12 +1,12 @@
 // AmmA: Ref Finance's classic exchange (`v2.ref-finance.near`): simple, stable and rated pools, routed exact in over
 // up to 3 pools and split across pool-disjoint paths, or over its simple pools by the optimal-flow router (a plan
-// of up to AMM_A_MAX_ACTIONS actions); its rated-token rates live in the event log (`rates` events).
+// of as many actions as the transaction's gas allows); its rated-token rates live in the event log (`rates` events).
 import type { Dex } from '../dex.ts';
 import { outputStorageSteps } from '../instructions.ts';
 import { decodeAmmA } from './decode.ts';
 import { AMM_A_DEX_ID } from './events.ts';
 import { ammAHops, ratesFromPayload } from './hops.ts';
-import { AMM_A_MAX_ACTIONS, ammASwapCalls } from './instructions.ts';
+import { ammAMaxActions, ammASwapCalls } from './instructions.ts';
 import { ammABootstrap } from './bootstrap.ts';
 
 export const ammA: Dex = {
@@ -20,7 +20,7 @@ export const ammA: Dex = {
   routing: {
     maxHops: { exactIn: 3, exactOut: 0 },
     splits: true,
-    flow: { maxActions: AMM_A_MAX_ACTIONS },
+    flow: { maxActions: ammAMaxActions },
     tradesWnear: true,
     hasSlippage: true,
     hops: ammAHops,

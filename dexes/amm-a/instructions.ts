@@ -14,12 +14,11 @@ export const AMM_A_SWAP_GAS = tgas(180);
 // actions 16.07 TGas, block 81206675, so about 8.3 TGas per action): 9 TGas per action, plus 65 TGas around them
 // (the token's ft_transfer_call and its resolve, 180 − 160.6 TGas forwarded in block 151768255, rounded up to 20;
 // the output's ft_transfer and exchange_callback_post_withdraw, 20 + 20 TGas prepaid in blocks 105089746 and
-// 125229395; 5 for the receipt itself), within one call of at most 300 TGas (NEAR's prepaid gas per transaction).
+// 125229395; 5 for the receipt itself), within the network's prepaid gas per transaction.
 export const AMM_A_ACTION_GAS = tgas(9);
 const AMM_A_FIXED_GAS = tgas(65);
-const MAX_CALL_GAS = tgas(300);
-/** The most swap actions one instant swap can carry: 26. */
-export const AMM_A_MAX_ACTIONS = Number((MAX_CALL_GAS - AMM_A_FIXED_GAS) / AMM_A_ACTION_GAS);
+/** The most swap actions one instant swap can carry within `maxTransactionGas`: 26 at 300 TGas, 103 at 1 PGas. */
+export const ammAMaxActions = (maxTransactionGas: bigint): number => Number((maxTransactionGas - AMM_A_FIXED_GAS) / AMM_A_ACTION_GAS);
 
 /** The gas an instant swap of `actions` actions attaches: 180 TGas, or what more actions need. */
 export function ammASwapGas(actions: number): bigint {

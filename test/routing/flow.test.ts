@@ -13,7 +13,7 @@ import { contractsOf } from '../../dexes/contracts.ts';
 import type { RoutePath } from '../../dexes/dex.ts';
 import { ammAHops } from '../../dexes/amm-a/hops.ts';
 import { simpleSwap } from '../../dexes/amm-a/math.ts';
-import { AMM_A_MAX_ACTIONS, ammASwapGas } from '../../dexes/amm-a/instructions.ts';
+import { ammAMaxActions, ammASwapGas } from '../../dexes/amm-a/instructions.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { readDataText } from '../harness/fixtures.ts';
 import { parsePoolsJson } from '../../dexes/amm-a/snapshot.ts';
@@ -258,11 +258,14 @@ describe('the closed forms', () => {
     );
   });
 
-  it("the action budget is what one transaction's 300 TGas carries", () => {
+  it("the action budget is what one transaction's prepaid gas carries: 300 TGas, or 1 PGas from protocol 83", () => {
     const TGAS = 10n ** 12n;
     expect(ammASwapGas(1)).toBe(180n * TGAS);
-    expect(ammASwapGas(AMM_A_MAX_ACTIONS)).toBeLessThanOrEqual(300n * TGAS);
-    expect(ammASwapGas(AMM_A_MAX_ACTIONS + 1)).toBeGreaterThan(300n * TGAS);
+    for (const [limit, actions] of [[300n * TGAS, 26], [1000n * TGAS, 103]] as const) {
+      expect(ammAMaxActions(limit)).toBe(actions);
+      expect(ammASwapGas(actions)).toBeLessThanOrEqual(limit);
+      expect(ammASwapGas(actions + 1)).toBeGreaterThan(limit);
+    }
   });
 });
 
@@ -286,16 +289,17 @@ describe('the optimal flow over the real pool snapshot', () => {
     return parsed.query;
   });
   /** A router over a graph whose pools `set` replaces (a new version each time). */
-  const routerOver = () => {
+  const routerOver = (maxTransactionGas?: bigint) => {
     const graph = { version: 0, pools: [] as RoutingPool[], poolsOf: (dex: string) => (dex === 'AmmA' ? graph.pools : []) };
-    const router = new Router(graph as unknown as RoutingGraph, contractsOf('mainnet'));
+    const router = new Router(graph as unknown as RoutingGraph, contractsOf('mainnet'), null, undefined, maxTransactionGas);
     const set = (pools: RoutingPool[]) => {
       graph.pools = pools;
       graph.version++;
     };
+    const best = () => queries.map((q) => router.bestRoute('AmmA', q, ctx));
     // Each route as the actions it sends.
-    const routes = () => queries.map((q) => router.bestRoute('AmmA', q, ctx)?.paths.flatMap((p) => p.hops.map((h, i) => [h.poolId, i === 0 ? p.amounts[0] : null, p.amounts.at(-1)])));
-    return { set, routes };
+    const routes = () => best().map((route) => route?.paths.flatMap((p) => p.hops.map((h, i) => [h.poolId, i === 0 ? p.amounts[0] : null, p.amounts.at(-1)])));
+    return { set, routes, best };
   };
 
   it('answers the same to the same pools whatever state came before (no warm start from an earlier block)', () => {
@@ -312,6 +316,22 @@ describe('the optimal flow over the real pool snapshot', () => {
     }
     aged.set(snapshot);
     expect(aged.routes()).toEqual(expected);
+  });
+
+  it("plans as many actions as the network's prepaid gas per transaction carries, and no less comes out", () => {
+    // Each query's actions and output, with the default 300 TGas and with protocol 83's 1 PGas.
+    const planned = (maxTransactionGas?: bigint) => {
+      const { set, routes, best } = routerOver(maxTransactionGas);
+      set(snapshot);
+      return routes().map((r, i) => ({ actions: r?.length ?? 0, out: best()[i]?.amountOut ?? 0n }));
+    };
+    const [at300, at1000] = [planned(), planned(1000n * 10n ** 12n)];
+    expect(Math.max(...at300.map((p) => p.actions))).toBeLessThanOrEqual(26);
+    expect(Math.max(...at1000.map((p) => p.actions))).toBeLessThanOrEqual(103);
+    // The two larger trades take more than 300 TGas carries, and get more for it.
+    expect(at1000.filter((p) => p.actions > 26).length).toBeGreaterThanOrEqual(2);
+    at1000.forEach((p, i) => expect(p.out).toBeGreaterThanOrEqual(at300[i]!.out));
+    expect(at1000.some((p, i) => p.out > at300[i]!.out)).toBe(true);
   });
 });
 
