@@ -339,11 +339,13 @@ describe('balances.get and holders.get', () => {
     expect(future.json!.error.code).toBe('bad_request');
   });
 
-  it('at_height around the heights where an account first held each token', async () => {
-    // At each token's first height and the block before: held from that block on, not before.
-    const firsts = await query(`select token, min(block_height)::int as h from balance_history where account = 'trent.near' group by token order by 2, 1`);
-    expect(new Set(firsts.map((f) => f.h)).size).toBeGreaterThan(1);
-    for (const at of [...new Set(firsts.flatMap((f) => [f.h - 1, f.h]))].filter((h) => h >= 0)) {
+  it('at_height around the heights where an account first and last changed each token', async () => {
+    // At each token's first and last height and the block before each: held from its first block on, and unchanged
+    // from its last block on (where the current balance answers).
+    const ends = await query(`select token, min(block_height)::int as first, max(block_height)::int as last from balance_history where account = 'trent.near' group by token order by 2, 1`);
+    expect(new Set(ends.map((f) => f.first)).size).toBeGreaterThan(1);
+    expect(ends.some((f) => f.last > f.first)).toBe(true);
+    for (const at of [...new Set(ends.flatMap((f) => [f.first - 1, f.first, f.last - 1, f.last]))].filter((h) => h >= 0)) {
       const expected = await query(
         `select token, balance::text from (select distinct on (token) token, balance from balance_history where account = 'trent.near' and block_height <= $1 order by token, block_height desc) b where balance <> 0 order by token`,
         [at],

@@ -51,17 +51,20 @@ export const balancesGet = defineMethod({
           select b.token, b.balance, t.symbol, t.decimals, m.price_usd
           from balances b left join tokens t on t.token = b.token left join token_market m on m.token = b.token
           where b.account = ${params.account_id} and b.balance <> 0 ${only(sql`b.token`)} order by b.token`.execute(db)
-      : // Per token the account held by then (balances keeps a row for each, with its first height), its last
-        // balance at or below the height: one probe down the key per partition until found, where one distinct over
-        // the account's whole history would read and sort all of it. A token not held yet would probe every one.
+      : // Per token the account held by then (balances keeps a row for each, with its first height): the current
+        // balance when it has not changed since the height, else its last balance at or below the height, one probe
+        // down the key per partition until found (where one distinct over the account's whole history would read and
+        // sort all of it). Without those two, a token not held yet, or not moved since, would probe every partition.
         await sql<{ token: string; balance: string; symbol: string | null; decimals: number | null; price_usd: string | null }>`
           select b.token, b.balance, t.symbol, t.decimals,
             (select p.price_usd from prices p where p.token = b.token and p.block_height <= ${at} order by p.block_height desc limit 1) as price_usd
           from balances c
           cross join lateral (
-            select h.token, h.balance from balance_history h
-            where h.token = c.token and h.account = c.account and h.block_height <= ${at}
-            order by h.block_height desc limit 1
+            select c.token, c.balance where c.updated_height <= ${at}
+            union all
+            (select h.token, h.balance from balance_history h
+              where c.updated_height > ${at} and h.token = c.token and h.account = c.account and h.block_height <= ${at}
+              order by h.block_height desc limit 1)
           ) b
           left join tokens t on t.token = b.token
           where c.account = ${params.account_id} and c.first_height <= ${at} ${only(sql`c.token`)} and b.balance <> 0 order by b.token`.execute(db);
