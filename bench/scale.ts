@@ -14,11 +14,12 @@
 //    and CHECKPOINT, so that autovacuum and checkpoints stay out of the measurement.
 // 3. Each size has its own real server (buildServer), answering through app.inject, one request at a time, every
 //    token-data GET method, the sizes interleaved (a request to each in turn, the order turning each round, so that
-//    the machine's other work falls on all three alike): BENCH_SCALE_REQUESTS (1,000) requests per size after 20
+//    the machine's other work falls on all three alike): BENCH_SCALE_REQUESTS (3,000) requests per size after 20
 //    warm-up ones, every request's parameters drawn with a seeded generator (devnet/rng.ts) from the data of that
 //    size (busy contracts and tokens, and the wallets of any copy; times and heights anywhere in the history) and
 //    never repeated, so the response cache never answers (the server cannot turn it off; /metrics' hit counter is
-//    printed to show it). A method stops early after BENCH_SCALE_METHOD_SECONDS (30) of requests per size. p50 and
+//    printed to show it). A method stops early after BENCH_SCALE_METHOD_SECONDS (30) of requests per size, or when
+//    its parameters run out (1,000 draws in a row without a new one: current balances at 1x). p50 and
 //    p99 per method and size, each with its ratio to 1x; for the five methods that read by an index the target:
 //    p99 at 100x within 1.5x of 1x. Per size, the share of the block reads that PostgreSQL found in shared_buffers
 //    (BENCH_SCALE_SHARED_BUFFERS, 2 GB).
@@ -43,7 +44,7 @@ import { startBenchPostgres } from './harness.ts';
 const BLOCKS = 10_000;
 const SIZES = [1, 10, 100] as const;
 const WIDTH = Number(process.env.BENCH_SCALE_WIDTH ?? 50_000);
-const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 1000);
+const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 3000);
 const WARMUP = 20;
 const METHOD_SECONDS = Number(process.env.BENCH_SCALE_METHOD_SECONDS ?? 30);
 /** Time between the starts of two copies: 10,000 s of blocks and 800 s of pause, a whole number of hours. */
@@ -374,7 +375,8 @@ async function measure(sizes: ReadonlyMap<number, Measurable>): Promise<Map<numb
       entries.map(([size, { population }]) => {
         const rng = new Rng(`scale:${probe.name}:${size}`);
         const seen = new Set<string>();
-        const draw = () => {
+        // A new URL, or undefined once 1,000 draws in a row found none (a small method's parameters are used up).
+        const draw = (): string | undefined => {
           for (let tries = 0; tries < 1000; tries++) {
             const url = probe.url(rng, population);
             if (!seen.has(url)) {
@@ -382,18 +384,26 @@ async function measure(sizes: ReadonlyMap<number, Measurable>): Promise<Map<numb
               return url;
             }
           }
-          throw new Error(`${probe.name}: no new parameters left to draw at ${size}x`);
+          return undefined;
         };
         return [size, draw];
       }),
     );
-    for (const [size, { app }] of entries) for (let i = 0; i < WARMUP; i++) await get(app, draws.get(size)!());
+    const next = (size: number): string => {
+      const url = draws.get(size)!();
+      if (url === undefined) throw new Error(`${probe.name}: no new parameters left to draw at ${size}x`);
+      return url;
+    };
+    for (const [size, { app }] of entries) for (let i = 0; i < WARMUP; i++) await get(app, next(size));
     const samples = new Map<number, Sample[]>(entries.map(([size]) => [size, []]));
     const started = performance.now();
     for (let round = 0; round < REQUESTS && (round < WARMUP || performance.now() - started < METHOD_SECONDS * entries.length * 1000); round++) {
+      // Every size gets the round's request, or none does: a method whose parameters run out stops for all sizes.
+      const urls = entries.map(([size]) => draws.get(size)!());
+      if (urls.some((url) => url === undefined)) break;
       for (let i = 0; i < entries.length; i++) {
-        const [size, { app }] = entries[(round + i) % entries.length]!;
-        samples.get(size)!.push(await get(app, draws.get(size)!()));
+        const at = (round + i) % entries.length;
+        samples.get(entries[at]![0])!.push(await get(entries[at]![1].app, urls[at]!));
       }
     }
     for (const [size] of entries) {
