@@ -2,7 +2,7 @@
 // writers make each partition before its first row and the next one ahead, the partitions' width changes where
 // rows live but not what the tables hold, and replay empties the partitions wholly inside its range with TRUNCATE.
 import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { from as copyFrom, to as copyTo } from 'pg-copy-streams';
 import { describe, expect, it } from 'vitest';
@@ -18,9 +18,10 @@ import { replay } from '../indexer/replay.ts';
 import { devnetSource } from '../indexer/sources/devnet.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { createMigratedDb, createTestDatabase, tableChecksums } from './harness/db.ts';
+import { FIXTURES_DIR } from './harness/fixtures.ts';
 
 const never = new AbortController().signal;
-const MAINNET = fileURLToPath(new URL('./fixtures/blocks/mainnet/', import.meta.url));
+const MAINNET = path.join(FIXTURES_DIR, 'mainnet');
 const SEED = 'partitions';
 
 /** A database holding 300 devnet blocks and then the real mainnet fixture blocks (heights 34,834,052 and up). */

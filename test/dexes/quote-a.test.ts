@@ -171,7 +171,7 @@ describe('QuoteA math: the verifier fee (no pool math: request for quote)', () =
 describe('QuoteA on real blocks', () => {
   it('no fixture holds a receipt of intents.near (checked with python), so none decodes to anything', () => {
     const files = [...fixtureFiles('mainnet'), ...fixtureFiles('testnet')];
-    expect(files.length).toBe(31);
+    expect(files.length).toBe(32);
     for (const rel of files) expect(decodeQuoteA(loadBlock(rel), C), rel).toEqual([]);
   });
 });

@@ -635,7 +635,7 @@ describe('stake decoders on real blocks', () => {
 
   it('no other stake activity in any fixture (checked with python: no other receipt or STATE write of the four contracts)', () => {
     const files = allFixtures();
-    expect(files.length).toBe(31);
+    expect(files.length).toBe(32);
     const found: Array<[string, DecodedDexEvent]> = [];
     for (const rel of files) {
       const block = loadBlock(rel);

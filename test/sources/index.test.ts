@@ -1,10 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { openSource } from '../../indexer/sources/index.ts';
+import { fixturePath } from '../harness/fixtures.ts';
 
 describe('openSource', () => {
   it('opens each spec form', async () => {
-    expect(await openSource('files:test/fixtures/blocks/mainnet')).toMatchObject({
-      name: 'files:test/fixtures/blocks/mainnet',
+    expect(await openSource(`files:${fixturePath('mainnet')}`)).toMatchObject({
+      name: `files:${fixturePath('mainnet')}`,
       sparse: true,
     });
     expect(await openSource('devnet')).toMatchObject({ name: 'devnet:dexlake', sparse: false });
