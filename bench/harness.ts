@@ -97,7 +97,7 @@ export function ownCpuS(): number {
 export async function writeFixtureChain(dir: string, first: number, blocks: number): Promise<number> {
   await mkdir(dir, { recursive: true });
   const originals = readdirSync(FIXTURES)
-    .filter((f) => f.endsWith('.json.gz'))
+    .filter((f) => /\.json(\.gz)?$/.test(f))
     .sort()
     .map((f) => JSON.parse(readText(path.join(FIXTURES, f))) as { block: { header: Record<string, unknown> } });
   let bytes = 0;
