@@ -15,9 +15,9 @@
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { getOnce, HttpStatusError, StalledError } from './http-get.ts';
 import { DEFAULT_READ_AHEAD, ReadAhead, type ReadAheadSettings } from './read-ahead.ts';
-import { DEFAULT_BACKOFF, backoffDelay, linkedController, prefetched, retrying, sleep } from './retry.ts';
+import { DEFAULT_BACKOFF, linkedController, prefetched, retryHandedOver, retrying, sleep } from './retry.ts';
 import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
-import { rawSource } from './raw.ts';
+import { looksLikeObject, rawSource } from './raw.ts';
 import { amzDate, authorization } from './sigv4.ts';
 import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts';
 
@@ -141,20 +141,12 @@ export function lakeSource(spec: string, options: LakeOptions = {}): BlockSource
 
   /** A block whose files did not parse, fetched again after the backoff, as one more malformed answer. */
   async function refetch(height: number, error: Error, attempt: number, signal: AbortSignal): Promise<RawBlock> {
-    const delayMs = backoffDelay(attempt, backoff);
     current?.reader.failed();
-    options.onRetry?.(error, attempt + 1, delayMs, 'malformed');
     const lake = new LakeReader(where, signal, backoff, options);
-    let succeeded = false;
     try {
-      await sleep(delayMs, signal);
-      signal.throwIfAborted();
-      const { raw } = await lake.block(height);
-      succeeded = true;
-      return raw;
+      return (await retryHandedOver(error, attempt, 'malformed', { backoff, signal, observer: options }, () => lake.block(height))).raw;
     } finally {
       lake.close();
-      options.onSettled?.(succeeded);
     }
   }
 
@@ -342,8 +334,7 @@ class MalformedLakeError extends Error {}
 
 /** A shard file's ends: text from `{` to `}` (a page in its place, most cuts); the parse on a worker finds the rest. */
 function checkShardEnds(text: string, key: string): void {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{') || !trimmed.endsWith('}')) throw new MalformedLakeError(`${key}: not a JSON object (${text.length} bytes)`);
+  if (!looksLikeObject(text)) throw new MalformedLakeError(`${key}: not a JSON object (${text.length} bytes)`);
 }
 
 /** An S3 error answer's code (`NoSuchKey`, `SlowDown`...), from our own GETs' XML or the SDK's errors. */

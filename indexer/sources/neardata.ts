@@ -18,9 +18,9 @@
 
 import { getOnce, HttpStatusError, StalledError, type Answer } from './http-get.ts';
 import { DEFAULT_READ_AHEAD, ReadAhead, type ReadAheadSettings } from './read-ahead.ts';
-import { DEFAULT_BACKOFF, RetryAfterError, backoffDelay, linkedController, retrying, sleep } from './retry.ts';
+import { DEFAULT_BACKOFF, RetryAfterError, linkedController, retryHandedOver, retrying, sleep } from './retry.ts';
 import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
-import { rawSource } from './raw.ts';
+import { looksLikeObject, rawSource } from './raw.ts';
 import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts';
 
 const NETWORKS: Record<string, string> = {
@@ -61,8 +61,7 @@ function errorKind(error: unknown): SourceErrorKind {
  * which happens once, on a decode worker: then the pipeline asks for the block again (`refetch`).
  */
 export function checkBlockEnds(text: string, height: number): void {
-  const trimmed = text.trim();
-  if (trimmed === 'null' || (trimmed.startsWith('{') && trimmed.endsWith('}'))) return;
+  if (text.trim() === 'null' || looksLikeObject(text)) return;
   throw new MalformedAnswerError(`block ${height}: the answer is not a JSON object (${text.length} bytes)`);
 }
 
@@ -120,19 +119,8 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
 
   /** A block whose answer did not parse, asked for again after the backoff, as one more malformed answer. */
   async function refetch(height: number, error: Error, attempt: number, signal: AbortSignal): Promise<RawBlock | null> {
-    const delayMs = backoffDelay(attempt, backoff);
     current?.reader.failed();
-    options.onRetry?.(error, attempt + 1, delayMs, 'malformed');
-    let succeeded = false;
-    try {
-      await sleep(delayMs, signal);
-      signal.throwIfAborted();
-      const block = await fetchBlock(height, signal);
-      succeeded = true;
-      return block;
-    } finally {
-      options.onSettled?.(succeeded);
-    }
+    return retryHandedOver(error, attempt, 'malformed', { backoff, signal, observer: options }, () => fetchBlock(height, signal));
   }
 
   async function* follow(range: BlockRange, outer: AbortSignal): AsyncGenerator<RawBlock> {

@@ -45,6 +45,13 @@ export function describeRaw(raw: RawBlock): string {
   return 'path' in raw ? raw.path : `block ${raw.height}`;
 }
 
+/** Whether `text` runs from `{` to `}` (whitespace aside): the cheap check of a network answer's ends, which a
+ * proxy's page and most bodies cut short fail; the full parse on a decode worker finds the rest. */
+export const looksLikeObject = (text: string): boolean => {
+  const trimmed = text.trim();
+  return trimmed.startsWith('{') && trimmed.endsWith('}');
+};
+
 /** A raw block that is not the block it should be: not JSON, not a block, or another height. A network source
  * fetches it again (`BlockSource.refetch`). */
 export class MalformedBlockError extends Error {}

@@ -78,6 +78,31 @@ export async function retrying<T>(fn: () => Promise<T>, options: RetryOptions): 
   }
 }
 
+/**
+ * One more attempt at something that failed after it was handed over (a block whose parse failed on a decode
+ * worker): reported to `observer` as retry `attempt + 1` of `kind`, made after the backoff's delay.
+ */
+export async function retryHandedOver<T>(
+  error: Error,
+  attempt: number,
+  kind: SourceErrorKind,
+  { backoff, signal, observer }: { backoff: Backoff; signal: AbortSignal; observer: SourceObserver },
+  fn: () => Promise<T>,
+): Promise<T> {
+  const delayMs = backoffDelay(attempt, backoff);
+  observer.onRetry?.(error, attempt + 1, delayMs, kind);
+  let succeeded = false;
+  try {
+    await sleep(delayMs, signal);
+    signal.throwIfAborted();
+    const result = await fn();
+    succeeded = true;
+    return result;
+  } finally {
+    observer.onSettled?.(succeeded);
+  }
+}
+
 /** Resolves after `ms`, or as soon as `signal` aborts (clearing its timer). */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
