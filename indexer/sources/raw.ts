@@ -24,7 +24,8 @@ function parse(raw: RawBlock): Block {
     case 'message-file':
       return normalizeStreamerMessage(JSON.parse(readText(raw.path)));
     case 'lake': {
-      // The source fetched one shard file per chunk, by the chunk's shard id: each must hold that shard.
+      // The source fetched one shard file per chunk, by the chunk's shard id: each must hold that shard (R: in the
+      // fixture blocks mainnet 151768255 and testnet 232952651 and 234187695, each shard's `shard_id` is its chunk's).
       const shards = raw.shards.map((text) => JSON.parse(text) as { shard_id?: unknown } | null);
       const chunks = (raw.block as { chunks: { shard_id: number }[] }).chunks;
       shards.forEach((shard, i) => {
