@@ -475,6 +475,12 @@ class DualBound {
     return { bound: this.value(s, c.tokenIn, c.amountIn), iterations };
   }
 
+  /** `amount` of `token` in USDC at the reference prices (the root is USDC, 6 decimals). */
+  worth(token: string, amount: number): number {
+    const t = this.index.get(token);
+    return t === undefined ? 0 : (amount * this.reference[t]! ** 2) / 1e6;
+  }
+
   /** A·ν_in + Σ arb(ν) at ν = s², in the token whose s is 1; raised by 10^-12 of itself for floating-point error. */
   value(s: Float64Array, tokenIn: string | null, amountIn: bigint): number {
     const nu = (t: string) => s[this.index.get(t)!]! ** 2;
@@ -539,7 +545,8 @@ async function boundSection(
     const unbudgeted = flow.route(r.c.tokenIn, r.c.tokenOut, r.c.amountIn, Infinity, everyPool);
     const replay = unbudgeted === null ? null : executeActions(unbudgeted.chains.flatMap(chainActions), state, r.c.tokenIn, r.c.amountIn, r.c.tokenOut);
     if (unbudgeted !== null && (replay?.out !== unbudgeted.amountOut || replay.leftovers > 0)) throw new Error('an unbudgeted plan does not re-execute to itself');
-    return { r, group: cases[i]!.group, ...bound.of(r.c), single: bestSinglePath(r.c, state), unbudgeted: unbudgeted?.amountOut ?? null, actions: unbudgeted?.actions ?? 0 };
+    const solved = bound.of(r.c);
+    return { r, group: cases[i]!.group, ...solved, worth: bound.worth(r.c.tokenOut, solved.bound), single: bestSinglePath(r.c, state), unbudgeted: unbudgeted?.amountOut ?? null, actions: unbudgeted?.actions ?? 0 };
   });
   const above = rows.filter((x) => [x.r.ours, x.r.before, x.r.petagas, x.r.sdk, x.single, x.unbudgeted].some((v) => v !== null && Number(v) > x.bound));
   const unsolved = rows.filter((x) => x.iterations >= 500).length;
@@ -557,6 +564,15 @@ async function boundSection(
         `ours at 1 PGas ${stats(of.map((x) => x.r.petagas), bounds)}  ` +
         `SDK ${stats(of.map((x) => x.r.sdk), bounds)}  best single path ${stats(of.map((x) => x.single), bounds)}  ` +
         `flow without the action budget ${stats(of.map((x) => x.unbudgeted), bounds)}, median ${percentile(of.map((x) => x.actions).sort((a, b) => a - b), 50)} actions`,
+    );
+    // A case worth under 1 USDC cannot be judged at 1e-4: its bound holds the state's residual arbitrage (about
+    // 0.00003 USDC on the arbitrage-free state) and each action's output is floored to a unit.
+    const material = of.filter((x) => x.worth >= 1);
+    const materialBounds = material.map((x) => x.bound);
+    console.log(
+      `bound    ${label.padEnd(8)} ${group.padEnd(6)} worth >= 1 USDC, ${String(material.length).padStart(2)} of ${of.length}: ` +
+        `ours ${stats(material.map((x) => x.r.ours), materialBounds)}  ours at 1 PGas ${stats(material.map((x) => x.r.petagas), materialBounds)}  ` +
+        `flow without the action budget ${stats(material.map((x) => x.unbudgeted), materialBounds)}`,
     );
   }
   const below = rows.filter((x) => x.r.sdk !== null && (x.r.ours ?? 0n) < x.r.sdk);
