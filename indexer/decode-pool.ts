@@ -74,12 +74,22 @@ export function createDecodePool(size = defaultWorkers(), contracts: DexContract
       const id = nextId++;
       return new Promise<DecodedBlock>((resolve, reject) => {
         target.jobs.set(id, { resolve, reject });
-        target.worker.postMessage({ id, raw });
+        target.worker.postMessage({ id, raw }, movableBuffers(raw));
       });
     },
     inFlight: () => workers.reduce((n, w) => n + w.jobs.size, 0),
     close: async () => void (await Promise.all(workers.map((w) => w.worker.terminate()))),
   };
+}
+
+/**
+ * The memory of a raw block's bodies that can move to a worker instead of being copied: each body that is the whole
+ * of its ArrayBuffer (a network body of more than 4 KiB: smaller ones share Node's buffer pool). Moved, it is gone
+ * from this thread; the pipeline keeps only the block's height.
+ */
+function movableBuffers(raw: RawBlock): ArrayBuffer[] {
+  const bodies = raw.kind === 'message' ? [raw.body] : raw.kind === 'lake' ? raw.shards : [];
+  return bodies.flatMap((b) => (b.buffer instanceof ArrayBuffer && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? [b.buffer] : []));
 }
 
 /**

@@ -43,7 +43,7 @@ export function devnetSource({ seed, speed, genesisMs }: DevnetSourceOptions): B
           }
         }
       }
-      yield { kind: 'message', height, text: JSON.stringify(message) };
+      yield { kind: 'message', height, body: Buffer.from(JSON.stringify(message)) };
     }
   });
 }

@@ -1,11 +1,11 @@
-// One HTTP GET of a network source (neardata's blocks, Lake's objects): the body read whole as text, abandoned once
+// One HTTP GET of a network source (neardata's blocks, Lake's objects): the body read whole as bytes, abandoned once
 // nothing has arrived for a while, statuses from 400 up as errors. Retrying is the caller's (retry.ts). On node:http
 // rather than fetch: a Lake block is several requests, and fetch's per-request work (web streams, its own parser)
 // cost about 0.9 ms of CPU each here, three times node:http's.
-import { isAscii } from 'node:buffer';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
+import { textOf } from './raw.ts';
 import { RetryAfterError } from './retry.ts';
 
 // Connections are kept for the next request; idle ones do not keep the process alive (the agent unrefs them).
@@ -28,7 +28,8 @@ export class StalledError extends Error {}
 export interface Answer {
   /** Where a redirect points (only with `redirect: 'manual'`). */
   location: string | null;
-  text: string;
+  /** The body, decompressed. */
+  body: Buffer;
 }
 
 export interface GetOptions {
@@ -45,15 +46,17 @@ export async function getOnce(url: string, { redirect, signal, idleMs, headers }
   for (let hop = 0; ; hop++) {
     const answer = await request(target, signal, idleMs, headers);
     const { status } = answer;
-    const text = isAscii(answer.body) ? answer.body.toString('latin1') : answer.body.toString('utf8');
+    const { body } = answer;
+    // Only an answer that is not a block is read as text here: a block's bytes go to a decode worker.
+    const text = () => textOf(body.subarray(0, 1000));
     if (status === 429) {
       const waitMs = retryAfterMs(answer.retryAfter);
       if (waitMs !== null) throw new RetryAfterError(`GET ${target.href}: HTTP 429, retry after ${waitMs} ms`, waitMs);
     }
-    if (status >= 400) throw new HttpStatusError(`GET ${target.href}: HTTP ${status} ${text.slice(0, 200)}`, status, text.slice(0, 1000));
-    if (status < 300) return { location: null, text };
-    if (answer.location === null) throw new HttpStatusError(`GET ${target.href}: HTTP ${status} without a Location`, status, text.slice(0, 1000));
-    if (redirect === 'manual') return { location: answer.location, text };
+    if (status >= 400) throw new HttpStatusError(`GET ${target.href}: HTTP ${status} ${text().slice(0, 200)}`, status, text());
+    if (status < 300) return { location: null, body };
+    if (answer.location === null) throw new HttpStatusError(`GET ${target.href}: HTTP ${status} without a Location`, status, text());
+    if (redirect === 'manual') return { location: answer.location, body };
     if (hop === 5) throw new HttpStatusError(`GET ${url}: too many redirects`, status, '');
     target = new URL(answer.location, target);
   }

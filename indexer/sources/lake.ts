@@ -17,7 +17,7 @@ import { getOnce, HttpStatusError, StalledError } from './http-get.ts';
 import { DEFAULT_READ_AHEAD, ReadAhead, type ReadAheadSettings } from './read-ahead.ts';
 import { DEFAULT_BACKOFF, linkedController, prefetched, retryHandedOver, retrying, sleep } from './retry.ts';
 import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
-import { looksLikeObject, rawSource } from './raw.ts';
+import { looksLikeObject, rawSource, textOf } from './raw.ts';
 import { amzDate, authorization } from './sigv4.ts';
 import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts';
 
@@ -242,55 +242,55 @@ class LakeReader {
   }
 
   /**
-   * block.json, parsed for its chunk list, and the shard files' text (only their ends checked here: they are parsed
+   * block.json, parsed for its chunk list, and the shard files' bytes (only their ends checked here: they are parsed
    * where blocks are decoded, and a file that does not parse there, or holds another shard, has the pipeline fetch
    * the block again, `refetch`). Like neardata's answers, an object that is not what was asked for (not JSON, cut
    * short, another height, no chunk list) is retried as a `malformed` source error.
    */
   async block(height: number): Promise<Fetched> {
     const blockKey = `${pad(height)}/block.json`;
-    const { blockJson, shardIds, bytes } = await this.getJson(blockKey, (value, text) => {
+    const { blockJson, shardIds, bytes } = await this.getJson(blockKey, (value, length) => {
       const block = value as { header?: { height?: unknown }; chunks?: unknown } | null;
       if (block?.header?.height !== height) throw new MalformedLakeError(`${blockKey}: not the block of height ${height}`);
       if (!Array.isArray(block.chunks)) throw new MalformedLakeError(`${blockKey}: no chunks list`);
       // One shard file per chunk, named by the chunk's shard id (not by index: ids are sparse after resharding).
       const shardIds = block.chunks.map((chunk: { shard_id?: unknown } | null) => chunk?.shard_id);
       if (!shardIds.every((id) => typeof id === 'number')) throw new MalformedLakeError(`${blockKey}: a chunk without shard_id`);
-      return { blockJson: value, shardIds: shardIds as number[], bytes: text.length };
+      return { blockJson: value, shardIds: shardIds as number[], bytes: length };
     });
     const shards = await Promise.all(
       shardIds.map((id) => {
         const key = `${pad(height)}/shard_${id}.json`;
         return this.send(key, async () => {
-          const text = await this.getText(key);
-          checkShardEnds(text, key);
-          return text;
+          const body = await this.getBytes(key);
+          checkShardEnds(body, key);
+          return body;
         });
       }),
     );
-    return { raw: { kind: 'lake', height, block: blockJson, shards }, bytes: shards.reduce((sum, text) => sum + text.length, bytes) };
+    return { raw: { kind: 'lake', height, block: blockJson, shards }, bytes: shards.reduce((sum, body) => sum + body.length, bytes) };
   }
 
-  /** An object's JSON, retried (as `malformed`) until it parses and `check` accepts it. */
-  private async getJson<T>(key: string, check: (value: unknown, text: string) => T): Promise<T> {
+  /** An object's JSON, retried (as `malformed`) until it parses and `check` accepts it (given its length in bytes). */
+  private async getJson<T>(key: string, check: (value: unknown, length: number) => T): Promise<T> {
     return this.send(key, async () => {
-      const text = await this.getText(key);
+      const body = await this.getBytes(key);
       let value: unknown;
       try {
-        value = JSON.parse(text);
+        value = JSON.parse(textOf(body));
       } catch (error) {
-        throw new MalformedLakeError(`${key}: not JSON (${(error as Error).message}; ${text.length} bytes)`);
+        throw new MalformedLakeError(`${key}: not JSON (${(error as Error).message}; ${body.length} bytes)`);
       }
-      return check(value, text);
+      return check(value, body.length);
     });
   }
 
   /**
-   * An object's text, by a GET we sign ourselves (sigv4.ts): the listing is the SDK's, but a block is 1 + shards
+   * An object's bytes, by a GET we sign ourselves (sigv4.ts): the listing is the SDK's, but a block is 1 + shards
    * objects and the SDK's per-request work would cost more CPU than parsing them. Credentials are the SDK's (the
    * standard provider chain, cached and refreshed by it).
    */
-  private async getText(key: string): Promise<string> {
+  private async getBytes(key: string): Promise<Buffer> {
     const credentials = await this.client.config.credentials();
     const { endpoint, bucket, region } = this.where;
     const url = endpoint === undefined ? new URL(`https://${bucket}.s3.${region}.amazonaws.com/${key}`) : new URL(`/${bucket}/${key}`, endpoint);
@@ -303,7 +303,7 @@ class LakeReader {
     if (credentials.sessionToken !== undefined) signed['x-amz-security-token'] = credentials.sessionToken;
     const { host: _host, ...headers } = signed; // fetch sends the host of the URL
     headers.authorization = authorization('GET', url.pathname, signed, region, 's3', credentials);
-    return (await getOnce(url.href, { redirect: 'manual', signal: this.signal, idleMs: 30_000, headers })).text;
+    return (await getOnce(url.href, { redirect: 'manual', signal: this.signal, idleMs: 30_000, headers })).body;
   }
 
   private async send<T>(what: string, call: () => Promise<T>): Promise<T> {
@@ -332,9 +332,9 @@ class LakeReader {
 /** An object whose content is not what its key promises. */
 class MalformedLakeError extends Error {}
 
-/** A shard file's ends: text from `{` to `}` (a page in its place, most cuts); the parse on a worker finds the rest. */
-function checkShardEnds(text: string, key: string): void {
-  if (!looksLikeObject(text)) throw new MalformedLakeError(`${key}: not a JSON object (${text.length} bytes)`);
+/** A shard file's ends: from `{` to `}` (a page in its place, most cuts); the parse on a worker finds the rest. */
+function checkShardEnds(body: Uint8Array, key: string): void {
+  if (!looksLikeObject(body)) throw new MalformedLakeError(`${key}: not a JSON object (${body.length} bytes)`);
 }
 
 /** An S3 error answer's code (`NoSuchKey`, `SlowDown`...), from our own GETs' XML or the SDK's errors. */

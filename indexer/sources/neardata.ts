@@ -20,7 +20,7 @@ import { getOnce, HttpStatusError, StalledError, type Answer } from './http-get.
 import { DEFAULT_READ_AHEAD, ReadAhead, type ReadAheadSettings } from './read-ahead.ts';
 import { DEFAULT_BACKOFF, RetryAfterError, linkedController, retryHandedOver, retrying, sleep } from './retry.ts';
 import type { Backoff, SourceErrorKind, SourceObserver } from './retry.ts';
-import { looksLikeObject, rawSource } from './raw.ts';
+import { isNullJson, looksLikeObject, rawSource, textOf } from './raw.ts';
 import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts';
 
 const NETWORKS: Record<string, string> = {
@@ -60,9 +60,9 @@ function errorKind(error: unknown): SourceErrorKind {
  * and most bodies cut short at no cost. The rest (a body cut at a `}`, another height) is found by the full parse,
  * which happens once, on a decode worker: then the pipeline asks for the block again (`refetch`).
  */
-export function checkBlockEnds(text: string, height: number): void {
-  if (text.trim() === 'null' || looksLikeObject(text)) return;
-  throw new MalformedAnswerError(`block ${height}: the answer is not a JSON object (${text.length} bytes)`);
+export function checkBlockEnds(body: Uint8Array, height: number): void {
+  if (isNullJson(body) || looksLikeObject(body)) return;
+  throw new MalformedAnswerError(`block ${height}: the answer is not a JSON object (${body.length} bytes)`);
 }
 
 export function neardataSource(spec: string, options: NeardataOptions = {}): BlockSource {
@@ -102,8 +102,8 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
     let url = `${base}/v0/last_block/final`;
     for (let hop = 0; hop < 5; hop++) {
       // Without a redirect, the answer is the head block itself.
-      const answer = await get(url, 'manual', signal, ({ location, text }) => void (location === null && headerHeight(text, url)));
-      if (answer.location === null) return headerHeight(answer.text, url);
+      const answer = await get(url, 'manual', signal, ({ location, body }) => void (location === null && headerHeight(body, url)));
+      if (answer.location === null) return headerHeight(answer.body, url);
       const height = /\/v0\/block\/(\d+)(?:[/?#]|$)/.exec(answer.location)?.[1];
       if (height !== undefined) return Number(height);
       url = new URL(answer.location, url).href;
@@ -111,10 +111,10 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
     throw new Error(`neardata: ${base}/v0/last_block/final: too many redirects`);
   }
 
-  /** The block's JSON text (its ends checked here, parsed later on a worker), or null for a height the chain skipped. */
+  /** The block's JSON (its ends checked here, parsed later on a worker), or null for a height the chain skipped. */
   async function fetchBlock(height: number, signal: AbortSignal): Promise<Extract<RawBlock, { kind: 'message' }> | null> {
-    const text = (await get(`${base}/v0/block/${height}`, 'follow', signal, (answer) => checkBlockEnds(answer.text, height))).text;
-    return text.trim() === 'null' ? null : { kind: 'message', height, text };
+    const { body } = await get(`${base}/v0/block/${height}`, 'follow', signal, (answer) => checkBlockEnds(answer.body, height));
+    return isNullJson(body) ? null : { kind: 'message', height, body };
   }
 
   /** A block whose answer did not parse, asked for again after the backoff, as one more malformed answer. */
@@ -133,7 +133,7 @@ export function neardataSource(spec: string, options: NeardataOptions = {}): Blo
       const reader = new ReadAhead(
         (height) => fetchBlock(height, signal),
         () => (next <= last() ? next++ : undefined),
-        (block) => (block === null ? 0 : block.text.length),
+        (block) => (block === null ? 0 : block.body.length),
         readAhead,
       );
       current = { reader, head: () => head };
@@ -171,11 +171,11 @@ function baseUrlOf(spec: string): string {
   throw new Error(`block source "${spec}": expected neardata:mainnet, neardata:testnet or neardata:http(s)://HOST`);
 }
 
-/** The header height of a block answer's text; MalformedAnswerError (retried) when it has none. */
-function headerHeight(text: string, url: string): number {
+/** The header height of a block answer; MalformedAnswerError (retried) when it has none. */
+function headerHeight(body: Uint8Array, url: string): number {
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(textOf(body));
   } catch {
     throw new MalformedAnswerError(`neardata: ${url}: the answer is not JSON`);
   }

@@ -12,21 +12,26 @@ import type { BlockRange, BlockSource, RawBlock, SourceStats } from './source.ts
  * readFile, which reads 512 KiB at a time). */
 export function readText(file: string): string {
   const read = readFileSync(file);
-  const data = file.endsWith('.gz') ? gunzipSync(read) : read;
-  // Block files are nearly always pure ASCII, and then latin1 reads the same text three times faster than UTF-8.
+  return textOf(file.endsWith('.gz') ? gunzipSync(read) : read);
+}
+
+/** UTF-8 bytes as text. Block files are nearly always pure ASCII, and then latin1 reads the same text three times
+ * faster than UTF-8. */
+export function textOf(bytes: Uint8Array): string {
+  const data = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return isAscii(data) ? data.toString('latin1') : data.toString('utf8');
 }
 
 function parse(raw: RawBlock): Block {
   switch (raw.kind) {
     case 'message':
-      return normalizeStreamerMessage(JSON.parse(raw.text));
+      return normalizeStreamerMessage(JSON.parse(textOf(raw.body)));
     case 'message-file':
       return normalizeStreamerMessage(JSON.parse(readText(raw.path)));
     case 'lake': {
       // The source fetched one shard file per chunk, by the chunk's shard id: each must hold that shard (R: in the
       // fixture blocks mainnet 151768255 and testnet 232952651 and 234187695, each shard's `shard_id` is its chunk's).
-      const shards = raw.shards.map((text) => JSON.parse(text) as { shard_id?: unknown } | null);
+      const shards = raw.shards.map((body) => JSON.parse(textOf(body)) as { shard_id?: unknown } | null);
       const chunks = (raw.block as { chunks: { shard_id: number }[] }).chunks;
       shards.forEach((shard, i) => {
         if (shard?.shard_id !== chunks[i]?.shard_id) throw new Error(`shard_${chunks[i]?.shard_id}.json holds shard ${String(shard?.shard_id)}`);
@@ -46,12 +51,30 @@ export function describeRaw(raw: RawBlock): string {
   return 'path' in raw ? raw.path : `block ${raw.height}`;
 }
 
-/** Whether `text` runs from `{` to `}` (whitespace aside): the cheap check of a network answer's ends, which a
- * proxy's page and most bodies cut short fail; the full parse on a decode worker finds the rest. */
-export const looksLikeObject = (text: string): boolean => {
-  const trimmed = text.trim();
-  return trimmed.startsWith('{') && trimmed.endsWith('}');
+/** Whether a JSON answer's bytes run from `{` to `}` (whitespace aside): the cheap check of a network answer's ends,
+ * which a proxy's page and most bodies cut short fail; the full parse on a decode worker finds the rest. */
+export const looksLikeObject = (body: Uint8Array): boolean => {
+  const [first, last] = ends(body);
+  return first < last && body[first] === 0x7b && body[last] === 0x7d; // { }
 };
+
+/** Whether a JSON answer's bytes are `null` (whitespace aside). */
+export const isNullJson = (body: Uint8Array): boolean => {
+  const [first, last] = ends(body);
+  return last - first === 3 && textOf(body.subarray(first, last + 1)) === 'null';
+};
+
+/** JSON's whitespace: space, tab, line feed, carriage return. */
+const isSpace = (byte: number) => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
+
+/** The first and last non-whitespace byte's index (first > last when there is none). */
+function ends(body: Uint8Array): [number, number] {
+  let first = 0;
+  let last = body.length - 1;
+  while (first <= last && isSpace(body[first]!)) first++;
+  while (last >= first && isSpace(body[last]!)) last--;
+  return [first, last];
+}
 
 /** A raw block that is not the block it should be: not JSON, not a block, or another height. A network source
  * fetches it again (`BlockSource.refetch`). */

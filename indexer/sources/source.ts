@@ -14,12 +14,12 @@ export interface BlockRange {
  * the pipeline decides (a decode worker). Every form says the height the source expects it to hold.
  */
 export type RawBlock =
-  /** A combined `{block, shards}` message, as text. */
-  | { kind: 'message'; height: number; text: string }
+  /** A combined `{block, shards}` message, as UTF-8 bytes (moved, not copied, to a decode worker). */
+  | { kind: 'message'; height: number; body: Uint8Array }
   /** A file holding a combined message (`.json`, or `.json.gz`). */
   | { kind: 'message-file'; height: number; path: string }
-  /** The Lake layout: `block.json` (already parsed: the source needed its chunk list) and the shard files' text. */
-  | { kind: 'lake'; height: number; block: unknown; shards: string[] }
+  /** The Lake layout: `block.json` (already parsed: the source needed its chunk list) and the shard files' bytes. */
+  | { kind: 'lake'; height: number; block: unknown; shards: Uint8Array[] }
   /** A Lake-layout folder: `block.json` and `shard_N.json`. */
   | { kind: 'lake-dir'; height: number; path: string };
 
