@@ -265,8 +265,10 @@ export class CpmmNetwork {
       }
     }
     if (intercept >= 0) return 0; // not a descent direction
-    const order = at.map((_, k) => k).sort((x, y) => at[x]! - at[y]! || x - y);
-    for (const k of order) {
+    // Breakpoints in order (ties: first found) from a heap: the minimizer is usually a few breakpoints in, so
+    // sorting them all would cost more than the rest of the search.
+    const heap = new BreakpointHeap(at);
+    for (let k = heap.pop(); k >= 0; k = heap.pop()) {
       const tau = at[k]!;
       if (tau >= tMax) break;
       if (intercept + slope * tau >= 0) return -intercept / slope;
@@ -276,6 +278,48 @@ export class CpmmNetwork {
       intercept += sign * h0s[k]! * d;
     }
     return slope > 0 ? Math.min(tMax, -intercept / slope) : tMax;
+  }
+}
+
+/** Indices of `keys` in increasing key order (ties: the smaller index), a binary heap built in linear time. */
+class BreakpointHeap {
+  private readonly heap: Int32Array;
+  private size: number;
+
+  constructor(private readonly keys: readonly number[]) {
+    this.size = keys.length;
+    this.heap = new Int32Array(this.size);
+    for (let k = 0; k < this.size; k++) this.heap[k] = k;
+    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+
+  /** The next index, or -1 when none is left. */
+  pop(): number {
+    if (this.size === 0) return -1;
+    const top = this.heap[0]!;
+    this.heap[0] = this.heap[--this.size]!;
+    this.down(0);
+    return top;
+  }
+
+  private less(x: number, y: number): boolean {
+    const kx = this.keys[x]!;
+    const ky = this.keys[y]!;
+    return kx < ky || (kx === ky && x < y);
+  }
+
+  private down(i: number): void {
+    const { heap, size } = this;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let least = i;
+      if (l < size && this.less(heap[l]!, heap[least]!)) least = l;
+      if (r < size && this.less(heap[r]!, heap[least]!)) least = r;
+      if (least === i) return;
+      [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+      i = least;
+    }
   }
 }
 
