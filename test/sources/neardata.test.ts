@@ -2,6 +2,8 @@ import { describe, it, expect, afterEach } from 'vitest';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { createDecodePool, decodedBlocks } from '../../indexer/decode-pool.ts';
 import { normalizeStreamerMessage } from '../../near/block.ts';
 import type { Block } from '../../near/block.ts';
 import { neardataSource } from '../../indexer/sources/neardata.ts';
@@ -39,6 +41,10 @@ class FakeNeardata {
   /** Requests for heights above the head (the real server would hold them or answer 404). */
   beyondHead = 0;
   readonly texts = new Map<number, string>();
+  /** Heights answered compressed, as a CDN in front of the server may (when the request accepts it). */
+  readonly encodings = new Map<number, 'gzip' | 'br'>();
+  /** The accept-encoding header of each block request. */
+  readonly accepted: string[] = [];
   readonly expected = new Map<number, Block>();
   private readonly server: http.Server;
   url = '';
@@ -99,7 +105,13 @@ class FakeNeardata {
     } else if (height >= this.hangFrom) {
       res.on('close', () => this.cancelled++);
     } else {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(this.texts.get(height) ?? 'null');
+      const text = this.texts.get(height) ?? 'null';
+      const accepts = String(req.headers['accept-encoding'] ?? '');
+      this.accepted.push(accepts);
+      const encoding = this.encodings.get(height);
+      if (encoding === undefined || !accepts.includes(encoding)) return void res.writeHead(200, { 'content-type': 'application/json' }).end(text);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+      res.end(encoding === 'gzip' ? gzipSync(text) : brotliCompressSync(text));
     }
   }
 }
@@ -142,6 +154,31 @@ describe('neardata: source', () => {
     const [refused, retried] = server.requests.filter((r) => r.path === '/v0/block/1002');
     expect((retried?.at ?? 0) - (refused?.at ?? 0)).toBeGreaterThanOrEqual(950);
     expect(server.beyondHead).toBe(0);
+  });
+
+  it('reads answers compressed with gzip or brotli, the same on a decode worker as on this thread', async () => {
+    server = await new FakeNeardata(1009).start();
+    for (const h of [1000, 1002, 1005]) server.encodings.set(h, 'gzip');
+    for (const h of [1001, 1003, 1008]) server.encodings.set(h, 'br'); // 1003 is a skipped height: a compressed null
+    server.texts.set(1007, `  \n${server.texts.get(1007)}\n`); // whitespace around the object is still JSON
+    const source = neardataSource(`neardata:${server.url}`, FAST_BACKOFF);
+    const signal = new AbortController().signal;
+
+    const blocks = await drain(source.blocks({ from: 1000, to: 1009 }, signal));
+    expect(blocks.map((b) => b.height)).toEqual([1000, 1001, 1002, 1004, 1005, 1007, 1008, 1009]);
+    for (const block of blocks) expect(block).toEqual(server.expected.get(block.height));
+    expect(new Set(server.accepted)).toEqual(new Set(['gzip, br']));
+
+    // The bodies move to the worker (transferred, not copied): it decodes what the calling thread decodes.
+    const [worker, inline] = [createDecodePool(1), createDecodePool(0)];
+    try {
+      const onWorker = await drain(decodedBlocks(source, { from: 1000, to: 1009 }, signal, worker));
+      const onThisThread = await drain(decodedBlocks(source, { from: 1000, to: 1009 }, signal, inline));
+      expect(onWorker.map((b) => b.height)).toEqual([1000, 1001, 1002, 1004, 1005, 1007, 1008, 1009]);
+      expect(onWorker).toEqual(onThisThread);
+    } finally {
+      await worker.close();
+    }
   });
 
   it('without from it starts at the final head, read from the redirect or from the block itself', async () => {
