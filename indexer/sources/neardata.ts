@@ -56,7 +56,7 @@ function errorKind(error: unknown): SourceErrorKind {
 }
 
 /**
- * Checks the ends of a block answer: `null` (a skipped height), or text from `{` to `}`, which catches a proxy's page
+ * Checks the ends of a block answer: `null` (a skipped height), or bytes from `{` to `}`, which catches a proxy's page
  * and most bodies cut short at no cost. The rest (a body cut at a `}`, another height) is found by the full parse,
  * which happens once, on a decode worker: then the pipeline asks for the block again (`refetch`).
  */
