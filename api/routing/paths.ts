@@ -168,14 +168,51 @@ export function topPathsExactInEach(
   }
   if (maxHops < 2) return tops;
   const intoOut = index.into.get(tokenOut);
-  for (const first of index.from.get(tokenIn) ?? []) {
-    const a = first.tokenOut;
+  // The first hop being walked, and its outputs: exact ones quoted once when a continuation needs them (null where
+  // it refuses), float ones for the screen. The helpers below read them, so that they are made once a walk, not
+  // once a first hop (under tsx each closure made costs a call to esbuild's keepNames helper).
+  let first: Hop;
+  let a: string;
+  let amountsA: (bigint | null)[] | undefined;
+  const xf = new Float64Array(n);
+  const quoteA = (): (bigint | null)[] => {
+    if (amountsA === undefined) {
+      amountsA = [];
+      for (const amount of amountsIn) amountsA.push(first.out(amount));
+    }
+    return amountsA;
+  };
+  // Third hops b -> out, each after every usable second hop a -> b.
+  const viaB = (b: string, seconds: readonly Hop[], lasts: readonly Hop[]): void => {
+    if (b === tokenIn || b === a || b === tokenOut) return;
+    for (const second of seconds) {
+      if (!usable(second)) continue;
+      const secondFloat = floatQuote(second);
+      for (let k = 0; k < n; k++) {
+        const yf = secondFloat === null ? NaN : secondFloat(xf[k]!);
+        let y: bigint | null | undefined;
+        for (const last of lasts) {
+          if (!usable(last)) continue;
+          const lastFloat = floatQuote(last);
+          if (lastFloat !== null && screened(k, lastFloat(yf))) continue;
+          if (y === undefined) {
+            const x = quoteA()[k];
+            y = x === null || x === undefined ? null : second.out(x);
+          }
+          if (y === null) break;
+          const out = last.out(y);
+          if (out !== null) inTop(k, [first, second, last], [amountsIn[k]!, quoteA()[k]!, y, out]);
+        }
+      }
+    }
+  };
+  for (const hop of index.from.get(tokenIn) ?? []) {
+    first = hop;
+    a = first.tokenOut;
     if (a === tokenOut || a === tokenIn || !usable(first)) continue;
-    // The first hop's outputs, quoted once when a continuation needs them; null where it refuses.
-    let amountsA: (bigint | null)[] | undefined;
-    const quoteA = () => (amountsA ??= amountsIn.map((amount) => first.out(amount)));
+    amountsA = undefined;
     const firstFloat = floatQuote(first);
-    const xf = floatsIn.map((x) => (firstFloat === null ? NaN : firstFloat(x)));
+    for (let k = 0; k < n; k++) xf[k] = firstFloat === null ? NaN : firstFloat(floatsIn[k]!);
     for (const last of hopsBetween(index, a, tokenOut) ?? []) {
       if (!usable(last)) continue;
       const lastFloat = floatQuote(last);
@@ -188,30 +225,6 @@ export function topPathsExactInEach(
       }
     }
     if (maxHops < 3 || intoOut === undefined) continue;
-    // Third hops b -> out, each after every usable second hop a -> b.
-    const viaB = (b: string, seconds: readonly Hop[], lasts: readonly Hop[]): void => {
-      if (b === tokenIn || b === a || b === tokenOut) return;
-      for (const second of seconds) {
-        if (!usable(second)) continue;
-        const secondFloat = floatQuote(second);
-        for (let k = 0; k < n; k++) {
-          const yf = secondFloat === null ? NaN : secondFloat(xf[k]!);
-          let y: bigint | null | undefined;
-          for (const last of lasts) {
-            if (!usable(last)) continue;
-            const lastFloat = floatQuote(last);
-            if (lastFloat !== null && screened(k, lastFloat(yf))) continue;
-            if (y === undefined) {
-              const x = quoteA()[k];
-              y = x === null || x === undefined ? null : second.out(x);
-            }
-            if (y === null) break;
-            const out = last.out(y);
-            if (out !== null) inTop(k, [first, second, last], [amountsIn[k]!, quoteA()[k]!, y, out]);
-          }
-        }
-      }
-    };
     const fromA = index.from.get(a) ?? [];
     if (fromA.length <= intoOut.size) {
       for (const second of fromA) {
