@@ -146,48 +146,53 @@ export class CpmmNetwork {
     const objective = () => this.objective(s, query, excluded, this.ca, this.cb);
     let value = objective();
     let iterations = 0;
+    // The current piece's quadratic: gradient g and Hessian M (both halved), over the tokens it moves; made anew each
+    // iteration, by helpers made once (under tsx each closure made costs esbuild's keepNames helper).
+    let nodes: number[] = [];
+    let grad: number[] = [];
+    let diag: number[] = [];
+    let off: Map<number, number>[] = [];
+    const node = (t: number): number => {
+      if (t === fixed) return -1;
+      let k = local[t]!;
+      if (k < 0) {
+        k = nodes.length;
+        local[t] = k;
+        nodes.push(t);
+        grad.push(0);
+        diag.push(0);
+        off.push(new Map());
+      }
+      return k;
+    };
+    const term = (a: number, b: number, wa: number, wb: number, h: number) => {
+      const ka = node(a);
+      const kb = node(b);
+      if (ka >= 0) {
+        grad[ka]! += h * wa;
+        diag[ka]! += wa * wa;
+      }
+      if (kb >= 0) {
+        grad[kb]! += h * wb;
+        diag[kb]! += wb * wb;
+      }
+      if (ka >= 0 && kb >= 0) {
+        const v = (off[ka]!.get(kb) ?? 0) + wa * wb;
+        off[ka]!.set(kb, v);
+        off[kb]!.set(ka, v);
+      }
+    };
     while (iterations < maxIterations) {
       iterations++;
-      // The current piece's quadratic: gradient g and Hessian M (both halved), over the tokens it moves.
-      const nodes: number[] = [];
-      const grad: number[] = [];
-      const diag: number[] = [];
-      const off: Map<number, number>[] = [];
-      const node = (t: number): number => {
-        if (t === fixed) return -1;
-        let k = local[t]!;
-        if (k < 0) {
-          k = nodes.length;
-          local[t] = k;
-          nodes.push(t);
-          grad.push(0);
-          diag.push(0);
-          off.push(new Map());
-        }
-        return k;
-      };
+      nodes = [];
+      grad = [];
+      diag = [];
+      off = [];
       if (amountIn > 0) {
         const k = node(tokenIn!);
         grad[k]! += amountIn * s[tokenIn!]!;
         diag[k]! += amountIn;
       }
-      const term = (a: number, b: number, wa: number, wb: number, h: number) => {
-        const ka = node(a);
-        const kb = node(b);
-        if (ka >= 0) {
-          grad[ka]! += h * wa;
-          diag[ka]! += wa * wa;
-        }
-        if (kb >= 0) {
-          grad[kb]! += h * wb;
-          diag[kb]! += wb * wb;
-        }
-        if (ka >= 0 && kb >= 0) {
-          const v = (off[ka]!.get(kb) ?? 0) + wa * wb;
-          off[ka]!.set(kb, v);
-          off[kb]!.set(ka, v);
-        }
-      };
       for (let i = 0; i < this.pools.length; i++) {
         if (excluded?.[i]) continue;
         const p = this.pools[i]!;
@@ -200,7 +205,9 @@ export class CpmmNetwork {
       }
       for (const t of nodes) local[t] = -1;
       if (nodes.length === 0) break;
-      const step = solveLaplacian(diag, off, grad.map((g) => -g));
+      const rhs: number[] = [];
+      for (const g of grad) rhs.push(-g);
+      const step = solveLaplacian(diag, off, rhs);
       let promised = 0;
       for (let k = 0; k < nodes.length; k++) promised -= grad[k]! * step[k]!;
       if (!(promised > 1e-13 * value)) break;
