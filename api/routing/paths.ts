@@ -189,12 +189,12 @@ export function topPathsExactInEach(
       if (!usable(second)) continue;
       const secondFloat = floatQuote(second);
       for (let k = 0; k < n; k++) {
-        const yf = secondFloat === null ? NaN : secondFloat(xf[k]!);
+        const yf = secondFloat === null ? NaN : floatOut(secondFloat, xf[k]!);
         let y: bigint | null | undefined;
         for (const last of lasts) {
           if (!usable(last)) continue;
           const lastFloat = floatQuote(last);
-          if (lastFloat !== null && screened(k, lastFloat(yf))) continue;
+          if (lastFloat !== null && screened(k, floatOut(lastFloat, yf))) continue;
           if (y === undefined) {
             const x = quoteA()[k];
             y = x === null || x === undefined ? null : second.out(x);
@@ -212,12 +212,12 @@ export function topPathsExactInEach(
     if (a === tokenOut || a === tokenIn || !usable(first)) continue;
     amountsA = undefined;
     const firstFloat = floatQuote(first);
-    for (let k = 0; k < n; k++) xf[k] = firstFloat === null ? NaN : firstFloat(floatsIn[k]!);
+    for (let k = 0; k < n; k++) xf[k] = firstFloat === null ? NaN : floatOut(firstFloat, floatsIn[k]!);
     for (const last of hopsBetween(index, a, tokenOut) ?? []) {
       if (!usable(last)) continue;
       const lastFloat = floatQuote(last);
       for (let k = 0; k < n; k++) {
-        if (lastFloat !== null && screened(k, lastFloat(xf[k]!))) continue;
+        if (lastFloat !== null && screened(k, floatOut(lastFloat, xf[k]!))) continue;
         const x = quoteA()[k];
         if (x === null || x === undefined) continue;
         const out = last.out(x);
@@ -247,23 +247,32 @@ export function topPathsExactInEach(
  * exact (floored) outputs never exceed. */
 const SCREEN = 1 + 1e-9;
 
-const floatQuotes = new WeakMap<Hop, ((amountIn: number) => number) | null>();
+/** A hop's constant-product curve in floating point: out = a·kept·reserveOut / (scaledIn + a·kept). */
+interface FloatCurve {
+  kept: number;
+  scaledIn: number;
+  reserveOut: number;
+}
 
-/** A hop's output in floating point from its constant-product curve (null: it has none), cached per hop. */
-function floatQuote(hop: Hop): ((amountIn: number) => number) | null {
+const floatQuotes = new WeakMap<Hop, FloatCurve | null>();
+
+/** A hop's curve in floating point (null: it has none), cached per hop. */
+function floatQuote(hop: Hop): FloatCurve | null {
   let quote = floatQuotes.get(hop);
   if (quote === undefined) {
     const curve = hop.curve;
-    if (curve === undefined) quote = null;
-    else {
-      const kept = Number(curve.fee.denominator - curve.fee.numerator);
-      const scaledIn = Number(curve.reserveIn) * Number(curve.fee.denominator);
-      const reserveOut = Number(curve.reserveOut);
-      quote = (a) => (a * kept * reserveOut) / (scaledIn + a * kept);
-    }
+    quote =
+      curve === undefined
+        ? null
+        : { kept: Number(curve.fee.denominator - curve.fee.numerator), scaledIn: Number(curve.reserveIn) * Number(curve.fee.denominator), reserveOut: Number(curve.reserveOut) };
     floatQuotes.set(hop, quote);
   }
   return quote;
+}
+
+/** The output of `amountIn` through a curve, in floating point. */
+function floatOut(q: FloatCurve, amountIn: number): number {
+  return (amountIn * q.kept * q.reserveOut) / (q.scaledIn + amountIn * q.kept);
 }
 
 /** The best exact-in path, or null when no path gives a positive output. */
