@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Db } from '../../db/connect.ts';
 import type { Dex } from '../../dexes/dex.ts';
 import { DEXES } from '../../dexes/index.ts';
+import { DEFAULT_MAX_TRANSACTION_GAS } from '../../dexes/instructions.ts';
 import { ApiError } from '../tokens/errors.ts';
 import { LIMITS } from '../tokens/limits.ts';
 import { CreditBudget } from '../tokens/rate-limit.ts';
@@ -57,10 +58,10 @@ function rateLimitRoute(budget: CreditBudget) {
 
 /** Registers the routing endpoints; the graph loads when the server becomes ready (a database that does not answer
  * then is retried in the background, and routes answer from an empty graph until it does). */
-export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute, dexes = DEXES, maxTransactionGas }: RoutingOptions): RoutingFamily {
+export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = null, creditsPerMinute = LIMITS.credits_per_minute, dexes = DEXES, maxTransactionGas = DEFAULT_MAX_TRANSACTION_GAS }: RoutingOptions): RoutingFamily {
   const graph = new RoutingGraph(db, dexes);
   app.addHook('onRequest', rateLimitRoute(new CreditBudget(creditsPerMinute)));
-  const router = routingRoutes(app, { graph, network, quoteRelayUrl, dexes, ...(maxTransactionGas === undefined ? {} : { maxTransactionGas }) });
+  const router = routingRoutes(app, { graph, network, quoteRelayUrl, dexes, maxTransactionGas });
   const family = { router, subscriptions: routeSubscribe(app, { router, graph, network }) };
   if (network === 'testnet') return family; // routing never answers there: nothing to load
   let stop: (() => Promise<void>) | undefined;

@@ -47,15 +47,15 @@ export async function getOnce(url: string, { redirect, signal, idleMs, headers }
     const answer = await request(target, signal, idleMs, headers);
     const { status } = answer;
     const { body } = answer;
-    // Only an answer that is not a block is read as text here: a block's bytes go to a decode worker.
-    const text = () => textOf(body.subarray(0, 1000));
+    // Only the start of an answer that is not a block is read as text here: a block's bytes go to a decode worker.
+    const start = status >= 300 ? textOf(body.subarray(0, 1000)) : '';
     if (status === 429) {
       const waitMs = retryAfterMs(answer.retryAfter);
       if (waitMs !== null) throw new RetryAfterError(`GET ${target.href}: HTTP 429, retry after ${waitMs} ms`, waitMs);
     }
-    if (status >= 400) throw new HttpStatusError(`GET ${target.href}: HTTP ${status} ${text().slice(0, 200)}`, status, text());
+    if (status >= 400) throw new HttpStatusError(`GET ${target.href}: HTTP ${status} ${start.slice(0, 200)}`, status, start);
     if (status < 300) return { location: null, body };
-    if (answer.location === null) throw new HttpStatusError(`GET ${target.href}: HTTP ${status} without a Location`, status, text());
+    if (answer.location === null) throw new HttpStatusError(`GET ${target.href}: HTTP ${status} without a Location`, status, start);
     if (redirect === 'manual') return { location: answer.location, body };
     if (hop === 5) throw new HttpStatusError(`GET ${url}: too many redirects`, status, '');
     target = new URL(answer.location, target);
