@@ -139,306 +139,421 @@ export class CpmmNetwork {
    * bound is `dual`) and the iterations run.
    */
   solve(s: Float64Array, query: FlowQuery, excluded?: Uint8Array, maxIterations = 60): { value: number; iterations: number } {
-    const local = new Int32Array(this.tokens).fill(-1);
-    const stamp = new Int32Array(this.pools.length).fill(-1);
+    const n = this.tokens;
+    const poolCount = this.pools.length;
     const { tokenIn, fixed } = query;
     const amountIn = tokenIn === null || tokenIn === fixed ? 0 : query.amountIn;
-    const objective = () => this.objective(s, query, excluded, this.ca, this.cb);
-    let value = objective();
+    // The current piece's quadratic over the tokens it moves (local numbering, in order of first appearance): gradient
+    // and Hessian, both halved. Arrays made once a solve: building the systems in Maps cost as much as solving them.
+    const local = new Int32Array(n).fill(-1);
+    const nodes = new Int32Array(n);
+    const grad = new Float64Array(n);
+    const delta = new Float64Array(n);
+    const trading = new Int32Array(poolCount); // pool index, ones' complement when it sells b for a
+    const search = new LineSearch(poolCount);
+    const system = new NewtonSystem(n);
+    let value = this.objective(s, query, excluded, this.ca, this.cb);
     let iterations = 0;
-    // The current piece's quadratic: gradient g and Hessian M (both halved), over the tokens it moves; made anew each
-    // iteration, by helpers made once (under tsx each closure made costs esbuild's keepNames helper).
-    let nodes: number[] = [];
-    let grad: number[] = [];
-    let diag: number[] = [];
-    let off: Map<number, number>[] = [];
-    const node = (t: number): number => {
-      if (t === fixed) return -1;
-      let k = local[t]!;
-      if (k < 0) {
-        k = nodes.length;
-        local[t] = k;
-        nodes.push(t);
-        grad.push(0);
-        diag.push(0);
-        off.push(new Map());
-      }
-      return k;
-    };
-    const term = (a: number, b: number, wa: number, wb: number, h: number) => {
-      const ka = node(a);
-      const kb = node(b);
-      if (ka >= 0) {
-        grad[ka]! += h * wa;
-        diag[ka]! += wa * wa;
-      }
-      if (kb >= 0) {
-        grad[kb]! += h * wb;
-        diag[kb]! += wb * wb;
-      }
-      if (ka >= 0 && kb >= 0) {
-        const v = (off[ka]!.get(kb) ?? 0) + wa * wb;
-        off[ka]!.set(kb, v);
-        off[kb]!.set(ka, v);
-      }
-    };
     while (iterations < maxIterations) {
       iterations++;
-      nodes = [];
-      grad = [];
-      diag = [];
-      off = [];
+      let m = 0;
+      let count = 0;
       if (amountIn > 0) {
-        const k = node(tokenIn!);
-        grad[k]! += amountIn * s[tokenIn!]!;
-        diag[k]! += amountIn;
+        local[tokenIn!] = m;
+        nodes[m++] = tokenIn!;
       }
-      for (let i = 0; i < this.pools.length; i++) {
+      for (let i = 0; i < poolCount; i++) {
         if (excluded?.[i]) continue;
         const p = this.pools[i]!;
-        const h1 = this.cb[i]! * s[p.b]! - this.ka[i]! * s[p.a]!;
-        if (h1 > 0) term(p.a, p.b, -this.ka[i]!, this.cb[i]!, h1);
-        else {
-          const h2 = this.ca[i]! * s[p.a]! - this.kb[i]! * s[p.b]!;
-          if (h2 > 0) term(p.a, p.b, this.ca[i]!, -this.kb[i]!, h2);
+        let direction = 0;
+        if (this.cb[i]! * s[p.b]! - this.ka[i]! * s[p.a]! > 0) direction = 1;
+        else if (this.ca[i]! * s[p.a]! - this.kb[i]! * s[p.b]! > 0) direction = -1;
+        if (direction === 0) continue;
+        trading[count++] = direction === 1 ? i : ~i;
+        if (p.a !== fixed && local[p.a]! < 0) {
+          local[p.a] = m;
+          nodes[m++] = p.a;
+        }
+        if (p.b !== fixed && local[p.b]! < 0) {
+          local[p.b] = m;
+          nodes[m++] = p.b;
         }
       }
-      for (const t of nodes) local[t] = -1;
-      if (nodes.length === 0) break;
-      const rhs: number[] = [];
-      for (const g of grad) rhs.push(-g);
-      const step = solveLaplacian(diag, off, rhs);
+      if (m === 0) break;
+      system.reset(m);
+      const { diag } = system;
+      grad.fill(0, 0, m);
+      if (amountIn > 0) {
+        grad[0] = amountIn * s[tokenIn!]!;
+        diag[0] = amountIn;
+      }
+      for (let c = 0; c < count; c++) {
+        const code = trading[c]!;
+        const i = code >= 0 ? code : ~code;
+        const p = this.pools[i]!;
+        // h = wa·s_a + wb·s_b on this piece.
+        const wa = code >= 0 ? -this.ka[i]! : this.ca[i]!;
+        const wb = code >= 0 ? this.cb[i]! : -this.kb[i]!;
+        const h = wa * s[p.a]! + wb * s[p.b]!;
+        const ka = p.a === fixed ? -1 : local[p.a]!;
+        const kb = p.b === fixed ? -1 : local[p.b]!;
+        if (ka >= 0) {
+          grad[ka]! += h * wa;
+          diag[ka]! += wa * wa;
+        }
+        if (kb >= 0) {
+          grad[kb]! += h * wb;
+          diag[kb]! += wb * wb;
+        }
+        if (ka >= 0 && kb >= 0) system.couple(ka, kb, wa * wb);
+      }
+      for (let k = 0; k < m; k++) {
+        local[nodes[k]!] = -1;
+        system.rhs[k] = -grad[k]!;
+      }
+      const step = system.solve();
       let promised = 0;
-      for (let k = 0; k < nodes.length; k++) promised -= grad[k]! * step[k]!;
+      for (let k = 0; k < m; k++) promised -= grad[k]! * step[k]!;
       if (!(promised > 1e-13 * value)) break;
-      const delta = new Float64Array(this.tokens);
-      for (let k = 0; k < nodes.length; k++) delta[nodes[k]!] = step[k]!;
-      const t = this.lineSearch(s, delta, nodes, query.tokenIn, amountIn, excluded, stamp, iterations);
+      for (let k = 0; k < m; k++) delta[nodes[k]!] = step[k]!;
+      const moved = nodes.subarray(0, m);
+      const t = search.run(this, s, delta, moved, query.tokenIn, amountIn, excluded, iterations);
       if (!(t > 0)) break;
-      for (const token of nodes) s[token] = s[token]! + t * delta[token]!;
-      const next = objective();
+      for (const token of moved) s[token] = s[token]! + t * delta[token]!;
+      const next = this.objective(s, query, excluded, this.ca, this.cb);
       if (!(next < value)) {
         // No progress in floating point: undo (never keep a worse point) and stop.
-        for (const token of nodes) s[token] = s[token]! - t * delta[token]!;
+        for (const token of moved) s[token] = s[token]! - t * delta[token]!;
         break;
       }
+      for (const token of moved) delta[token] = 0;
       value = next;
     }
     return { value, iterations };
   }
 
-  /**
-   * The t >= 0 minimizing F(s + t·delta) exactly: its derivative is piecewise linear and increasing, with a
-   * breakpoint where a pool direction starts or stops trading. Steps are capped so that no s falls below 1% of
-   * its value (prices stay positive). `stamp` marks pools already looked at in this pass.
-   */
-  private lineSearch(s: Float64Array, delta: Float64Array, moved: readonly number[], tokenIn: number | null, amountIn: number, excluded: Uint8Array | undefined, stamp: Int32Array, pass: number): number {
-    let tMax = Infinity;
-    for (const t of moved) if (delta[t]! < 0) tMax = Math.min(tMax, (0.99 * s[t]!) / -delta[t]!);
-    // φ'(t)/2 = intercept + slope·t on each piece.
-    let slope = 0;
-    let intercept = 0;
-    if (tokenIn !== null && amountIn > 0) {
-      slope += amountIn * delta[tokenIn]! * delta[tokenIn]!;
-      intercept += amountIn * s[tokenIn]! * delta[tokenIn]!;
-    }
-    const at: number[] = [];
-    const h0s: number[] = [];
-    const ds: number[] = [];
-    const hinge = (h0: number, d: number) => {
-      if (d === 0) return;
-      const tau = -h0 / d;
-      const activeFirst = h0 > 0 || (h0 === 0 && d > 0);
-      if (activeFirst) {
-        slope += d * d;
-        intercept += h0 * d;
-      }
-      // A later change of state: activation (d > 0) or deactivation (d < 0).
-      if (tau > 0 && (d > 0) !== activeFirst) {
-        at.push(tau);
-        h0s.push(h0);
-        ds.push(d);
-      }
-    };
-    for (const t of moved) {
-      for (const i of this.byToken[t]!) {
-        if (stamp[i] === pass || excluded?.[i]) continue;
-        stamp[i] = pass;
-        const p = this.pools[i]!;
-        const da = delta[p.a]!;
-        const db = delta[p.b]!;
-        hinge(this.cb[i]! * s[p.b]! - this.ka[i]! * s[p.a]!, this.cb[i]! * db - this.ka[i]! * da);
-        hinge(this.ca[i]! * s[p.a]! - this.kb[i]! * s[p.b]!, this.ca[i]! * da - this.kb[i]! * db);
-      }
-    }
-    if (intercept >= 0) return 0; // not a descent direction
-    // Breakpoints in order (ties: first found) from a heap: the minimizer is usually a few breakpoints in, so
-    // sorting them all would cost more than the rest of the search.
-    const heap = new BreakpointHeap(at);
-    for (let k = heap.pop(); k >= 0; k = heap.pop()) {
-      const tau = at[k]!;
-      if (tau >= tMax) break;
-      if (intercept + slope * tau >= 0) return -intercept / slope;
-      const d = ds[k]!;
-      const sign = d > 0 ? 1 : -1;
-      slope = Math.max(0, slope + sign * d * d);
-      intercept += sign * h0s[k]! * d;
-    }
-    return slope > 0 ? Math.min(tMax, -intercept / slope) : tMax;
+  /** Pool i's hinges at s and their change along delta, for the line search: [h_ab, d_ab, h_ba, d_ba]. */
+  hinges(i: number, s: Float64Array, delta: Float64Array, into: Float64Array): void {
+    const p = this.pools[i]!;
+    const da = delta[p.a]!;
+    const db = delta[p.b]!;
+    into[0] = this.cb[i]! * s[p.b]! - this.ka[i]! * s[p.a]!;
+    into[1] = this.cb[i]! * db - this.ka[i]! * da;
+    into[2] = this.ca[i]! * s[p.a]! - this.kb[i]! * s[p.b]!;
+    into[3] = this.ca[i]! * da - this.kb[i]! * db;
   }
 }
 
-/** Indices of `keys` in increasing key order (ties: the smaller index), a binary heap built in linear time. */
-class BreakpointHeap {
+/**
+ * The exact line search of a solve, its buffers made once: the t >= 0 minimizing F(s + t·delta). F's derivative
+ * along delta is piecewise linear and increasing, with a breakpoint where a pool direction starts or stops trading.
+ * Steps are capped so that no s falls below 1% of its value (prices stay positive).
+ */
+class LineSearch {
+  private readonly stamp: Int32Array;
+  private readonly at: Float64Array;
+  private readonly h0s: Float64Array;
+  private readonly ds: Float64Array;
   private readonly heap: Int32Array;
-  private size: number;
+  private readonly pair = new Float64Array(4);
+  private count = 0;
+  // φ'(t)/2 = intercept + slope·t on the current piece; lasting: the slope of the hinges that never stop trading.
+  private slope = 0;
+  private intercept = 0;
+  private lasting = 0;
 
-  constructor(private readonly keys: readonly number[]) {
-    this.size = keys.length;
-    this.heap = new Int32Array(this.size);
-    for (let k = 0; k < this.size; k++) this.heap[k] = k;
-    for (let i = (this.size >> 1) - 1; i >= 0; i--) this.down(i);
+  constructor(pools: number) {
+    this.stamp = new Int32Array(pools).fill(-1);
+    this.at = new Float64Array(2 * pools);
+    this.h0s = new Float64Array(2 * pools);
+    this.ds = new Float64Array(2 * pools);
+    this.heap = new Int32Array(2 * pools);
   }
 
-  /** The next index, or -1 when none is left. */
-  pop(): number {
-    if (this.size === 0) return -1;
+  /** The step for pass `pass` (each pool's hinges are read once a pass, through its tokens among `moved`). */
+  run(network: CpmmNetwork, s: Float64Array, delta: Float64Array, moved: Int32Array, tokenIn: number | null, amountIn: number, excluded: Uint8Array | undefined, pass: number): number {
+    let tMax = Infinity;
+    for (const t of moved) if (delta[t]! < 0) tMax = Math.min(tMax, (0.99 * s[t]!) / -delta[t]!);
+    this.slope = 0;
+    this.intercept = 0;
+    this.count = 0;
+    if (tokenIn !== null && amountIn > 0) {
+      this.slope += amountIn * delta[tokenIn]! * delta[tokenIn]!;
+      this.intercept += amountIn * s[tokenIn]! * delta[tokenIn]!;
+    }
+    this.lasting = this.slope;
+    const pair = this.pair;
+    for (const t of moved) {
+      for (const i of network.byToken[t]!) {
+        if (this.stamp[i] === pass || excluded?.[i]) continue;
+        this.stamp[i] = pass;
+        network.hinges(i, s, delta, pair);
+        this.hinge(pair[0]!, pair[1]!);
+        this.hinge(pair[2]!, pair[3]!);
+      }
+    }
+    let { slope, intercept } = this;
+    if (intercept >= 0) return 0; // not a descent direction
+    // φ'/2 >= intercept + lasting·t (a hinge that stops trading gives at least its start, one that starts gives
+    // >= 0), so the minimizer is at most -intercept/lasting: only the breakpoints before it (with room for rounding)
+    // and before tMax can matter. About one in ten of them, a scratch run over bench:route's cases showed.
+    this.keepBefore(Math.min(tMax, this.lasting > 0 ? (-2 * intercept) / this.lasting : Infinity));
+    // Breakpoints in order (ties: first found) from a heap: the minimizer is usually a few breakpoints in, so
+    // sorting them all would cost more than the rest of the search.
+    this.heapify();
+    for (let k = this.pop(); k >= 0; k = this.pop()) {
+      const tau = this.at[k]!;
+      if (tau >= tMax) break;
+      if (intercept + slope * tau >= 0) return -intercept / slope;
+      const d = this.ds[k]!;
+      const sign = d > 0 ? 1 : -1;
+      slope = Math.max(0, slope + sign * d * d);
+      intercept += sign * this.h0s[k]! * d;
+    }
+    return slope > 0 ? Math.min(tMax, -intercept / slope) : tMax;
+  }
+
+  /** A hinge max(0, h0 + d·t): its part of the first piece, and its breakpoint if it changes state later. */
+  private hinge(h0: number, d: number): void {
+    if (d === 0) return;
+    const tau = -h0 / d;
+    const activeFirst = h0 > 0 || (h0 === 0 && d > 0);
+    if (activeFirst) {
+      this.slope += d * d;
+      this.intercept += h0 * d;
+      if (d > 0) this.lasting += d * d;
+    }
+    // A later change of state: activation (d > 0) or deactivation (d < 0).
+    if (tau > 0 && d > 0 !== activeFirst) {
+      this.at[this.count] = tau;
+      this.h0s[this.count] = h0;
+      this.ds[this.count] = d;
+      this.count++;
+    }
+  }
+
+  /** Drops the breakpoints at or after `limit`, keeping the others' order. */
+  private keepBefore(limit: number): void {
+    let kept = 0;
+    for (let k = 0; k < this.count; k++) {
+      if (!(this.at[k]! < limit)) continue;
+      this.at[kept] = this.at[k]!;
+      this.h0s[kept] = this.h0s[k]!;
+      this.ds[kept] = this.ds[k]!;
+      kept++;
+    }
+    this.count = kept;
+  }
+
+  /** The breakpoints as a binary min-heap of their indices, by time (ties: the smaller index), in linear time. */
+  private heapify(): void {
+    for (let k = 0; k < this.count; k++) this.heap[k] = k;
+    for (let i = (this.count >> 1) - 1; i >= 0; i--) this.down(i);
+  }
+
+  /** The next breakpoint's index, or -1 when none is left. */
+  private pop(): number {
+    if (this.count === 0) return -1;
     const top = this.heap[0]!;
-    this.heap[0] = this.heap[--this.size]!;
+    this.heap[0] = this.heap[--this.count]!;
     this.down(0);
     return top;
   }
 
   private less(x: number, y: number): boolean {
-    const kx = this.keys[x]!;
-    const ky = this.keys[y]!;
+    const kx = this.at[x]!;
+    const ky = this.at[y]!;
     return kx < ky || (kx === ky && x < y);
   }
 
   private down(i: number): void {
-    const { heap, size } = this;
+    const { heap, count } = this;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let least = i;
-      if (l < size && this.less(heap[l]!, heap[least]!)) least = l;
-      if (r < size && this.less(heap[r]!, heap[least]!)) least = r;
+      if (l < count && this.less(heap[l]!, heap[least]!)) least = l;
+      if (r < count && this.less(heap[r]!, heap[least]!)) least = r;
       if (least === i) return;
-      [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+      const swap = heap[i]!;
+      heap[i] = heap[least]!;
+      heap[least] = swap;
       i = least;
     }
   }
 }
 
 /**
- * Solves M·x = rhs for a symmetric positive semi-definite M given by its diagonal and off-diagonal maps (both
- * consumed), eliminating the token with the fewest neighbours first. A pivot that vanishes (a group of tokens whose
- * trading pools do not reach the input or the fixed token: M is singular there, the system consistent) gets x = 0.
+ * The Newton system M·x = rhs of one iteration, over its m tokens: M symmetric positive semi-definite, given by its
+ * diagonal and its couplings (one per pair of tokens that a trading pool joins). Solved by elimination, the token
+ * with the fewest neighbours first (ties: the first), so that the leaf tokens go at no cost and fill-in stays in the
+ * small core of hub tokens. A coupling is a sum of products wa·wb < 0 and stays negative through elimination, so an
+ * entry is a neighbour iff it is not 0. The entries live in a square table (looked up in O(1)) with a list of
+ * neighbours per token (walked: the tokens are a few hundred, the couplings a few per token); made once a solve.
  */
-function solveLaplacian(diag: number[], off: Map<number, number>[], rhs: number[]): Float64Array {
-  const m = diag.length;
-  const initial = diag.slice();
-  const heap = new DegreeHeap();
-  for (let k = 0; k < m; k++) heap.push(off[k]!.size, k);
-  const done = new Uint8Array(m);
-  const order: number[] = [];
-  const pivots = new Float64Array(m);
-  const rows: ([number, number][] | null)[] = new Array(m).fill(null);
-  for (let k = heap.pop(off); k >= 0; k = heap.pop(off)) {
-    if (done[k]) continue;
-    done[k] = 1;
-    order.push(k);
-    const entries = [...off[k]!];
-    for (const [j] of entries) off[j]!.delete(k);
-    const pivot = diag[k]!;
-    if (!(pivot > 1e-13 * initial[k]!)) {
-      for (const [j] of entries) heap.push(off[j]!.size, j);
-      continue;
+class NewtonSystem {
+  m = 0;
+  diag: Float64Array;
+  rhs: Float64Array;
+  private stride = 0;
+  private off = new Float64Array(0);
+  private readonly neighbours: number[][];
+  private readonly degree: Int32Array;
+  private readonly done: Uint8Array;
+  private readonly pivots: Float64Array;
+  private readonly initial: Float64Array;
+  private readonly order: Int32Array;
+  /** Per eliminated token, the range of its row (neighbours and entries at its elimination) in rowIndex/rowValue. */
+  private readonly rowStart: Int32Array;
+  private readonly rowEnd: Int32Array;
+  private readonly rowIndex: number[] = [];
+  private readonly rowValue: number[] = [];
+  /** Min-heap of degree·capacity + token (exact in a double); entries whose degree changed since are stale and skipped. */
+  private heap = new Float64Array(64);
+  private heapSize = 0;
+
+  constructor(private readonly capacity: number) {
+    this.diag = new Float64Array(capacity);
+    this.rhs = new Float64Array(capacity);
+    this.neighbours = Array.from({ length: capacity }, () => []);
+    this.degree = new Int32Array(capacity);
+    this.done = new Uint8Array(capacity);
+    this.pivots = new Float64Array(capacity);
+    this.initial = new Float64Array(capacity);
+    this.order = new Int32Array(capacity);
+    this.rowStart = new Int32Array(capacity);
+    this.rowEnd = new Int32Array(capacity);
+  }
+
+  /** An empty system over m tokens. */
+  reset(m: number): void {
+    this.m = m;
+    if (m > this.stride) {
+      this.stride = Math.min(this.capacity, 2 * m);
+      this.off = new Float64Array(this.stride * this.stride);
     }
-    pivots[k] = pivot;
-    rows[k] = entries;
-    const rk = rhs[k]! / pivot;
-    for (let x = 0; x < entries.length; x++) {
-      const [i, aik] = entries[x]!;
-      const f = aik / pivot;
-      diag[i] = diag[i]! - f * aik;
-      rhs[i] = rhs[i]! - aik * rk;
-      const oi = off[i]!;
-      for (let y = x + 1; y < entries.length; y++) {
-        const [j, ajk] = entries[y]!;
-        const v = (oi.get(j) ?? 0) - f * ajk;
-        oi.set(j, v);
-        off[j]!.set(i, v);
+    this.diag.fill(0, 0, m);
+    for (let k = 0; k < m; k++) this.neighbours[k]!.length = 0;
+  }
+
+  /** Adds w to M's entries (i, j) and (j, i), i ≠ j. */
+  couple(i: number, j: number, w: number): void {
+    const at = i * this.stride + j;
+    const before = this.off[at]!;
+    if (before === 0) {
+      this.neighbours[i]!.push(j);
+      this.neighbours[j]!.push(i);
+    }
+    this.off[at] = before + w;
+    this.off[j * this.stride + i] = before + w;
+  }
+
+  /**
+   * x with M·x = rhs (diag, rhs and the couplings are consumed; the table is left empty). A pivot that vanishes (a
+   * group of tokens whose trading pools do not reach the input or the fixed token: M is singular there, the system
+   * consistent) gets x = 0.
+   */
+  solve(): Float64Array {
+    const { m, stride, off, diag, rhs, neighbours, degree, done, pivots, order, rowStart, rowEnd, rowIndex, rowValue } = this;
+    this.initial.set(diag.subarray(0, m));
+    rowIndex.length = 0;
+    rowValue.length = 0;
+    this.heapSize = 0;
+    for (let k = 0; k < m; k++) {
+      degree[k] = neighbours[k]!.length;
+      done[k] = 0;
+      rowStart[k] = -1;
+      this.push(k);
+    }
+    for (let step = 0; step < m; step++) {
+      const k = this.pop();
+      done[k] = 1;
+      order[step] = k;
+      const first = rowIndex.length;
+      for (const j of neighbours[k]!) {
+        if (done[j]) continue;
+        rowIndex.push(j);
+        rowValue.push(off[k * stride + j]!);
+        degree[j]!--;
       }
+      const last = rowIndex.length;
+      const pivot = diag[k]!;
+      if (pivot > 1e-13 * this.initial[k]!) {
+        pivots[k] = pivot;
+        rowStart[k] = first;
+        rowEnd[k] = last;
+        const rk = rhs[k]! / pivot;
+        for (let x = first; x < last; x++) {
+          const i = rowIndex[x]!;
+          const aik = rowValue[x]!;
+          const f = aik / pivot;
+          diag[i] = diag[i]! - f * aik;
+          rhs[i] = rhs[i]! - aik * rk;
+          for (let y = x + 1; y < last; y++) {
+            const j = rowIndex[y]!;
+            const before = off[i * stride + j]!;
+            const v = before - f * rowValue[y]!;
+            if (before === 0) {
+              neighbours[i]!.push(j);
+              neighbours[j]!.push(i);
+              degree[i]!++;
+              degree[j]!++;
+            }
+            off[i * stride + j] = v;
+            off[j * stride + i] = v;
+          }
+        }
+      }
+      for (let x = first; x < last; x++) this.push(rowIndex[x]!);
     }
-    for (const [i] of entries) heap.push(off[i]!.size, i);
+    const x = new Float64Array(m);
+    for (let o = m - 1; o >= 0; o--) {
+      const k = order[o]!;
+      if (rowStart[k]! < 0) continue;
+      let v = rhs[k]!;
+      for (let e = rowStart[k]!; e < rowEnd[k]!; e++) v -= rowValue[e]! * x[rowIndex[e]!]!;
+      x[k] = v / pivots[k]!;
+    }
+    for (let k = 0; k < m; k++) for (const j of neighbours[k]!) off[k * stride + j] = 0;
+    return x;
   }
-  const x = new Float64Array(m);
-  for (let o = order.length - 1; o >= 0; o--) {
-    const k = order[o]!;
-    const row = rows[k];
-    if (row === null || row === undefined) continue;
-    let v = rhs[k]!;
-    for (const [j, a] of row) v -= a * x[j]!;
-    x[k] = v / pivots[k]!;
-  }
-  return x;
-}
 
-/** A binary min-heap of (degree, node), ties by node; stale entries (the degree changed) are skipped on pop. */
-class DegreeHeap {
-  private readonly degrees: number[] = [];
-  private readonly nodes: number[] = [];
-
-  push(degree: number, node: number): void {
-    let i = this.nodes.length;
-    this.degrees.push(degree);
-    this.nodes.push(node);
+  private push(k: number): void {
+    if (this.heapSize === this.heap.length) {
+      const grown = new Float64Array(2 * this.heap.length);
+      grown.set(this.heap);
+      this.heap = grown;
+    }
+    const { heap } = this;
+    const key = this.degree[k]! * this.capacity + k;
+    let i = this.heapSize++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(i, parent)) break;
-      this.swap(i, parent);
+      if (heap[parent]! <= key) break;
+      heap[i] = heap[parent]!;
       i = parent;
     }
+    heap[i] = key;
   }
 
-  /** The node of least current degree, or -1 when none is left. */
-  pop(off: readonly Map<number, number>[]): number {
-    while (this.nodes.length > 0) {
-      const degree = this.degrees[0]!;
-      const node = this.nodes[0]!;
-      const lastDegree = this.degrees.pop()!;
-      const lastNode = this.nodes.pop()!;
-      if (this.nodes.length > 0) {
-        this.degrees[0] = lastDegree;
-        this.nodes[0] = lastNode;
-        this.sink(0);
-      }
-      if (off[node]!.size === degree) return node;
-    }
-    return -1;
-  }
-
-  private sink(i: number): void {
-    const n = this.nodes.length;
+  /** The live token of least degree (ties: the first). */
+  private pop(): number {
+    const { heap, degree, done } = this;
     for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let least = i;
-      if (l < n && this.less(l, least)) least = l;
-      if (r < n && this.less(r, least)) least = r;
-      if (least === i) return;
-      this.swap(i, least);
-      i = least;
+      const top = heap[0]!;
+      const last = heap[--this.heapSize]!;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= this.heapSize) break;
+        const c = l + 1 < this.heapSize && heap[l + 1]! < heap[l]! ? l + 1 : l;
+        if (heap[c]! >= last) break;
+        heap[i] = heap[c]!;
+        i = c;
+      }
+      heap[i] = last;
+      const k = top % this.capacity;
+      if (!done[k] && degree[k]! * this.capacity + k === top) return k;
     }
-  }
-
-  private less(i: number, j: number): boolean {
-    return this.degrees[i]! < this.degrees[j]! || (this.degrees[i] === this.degrees[j] && this.nodes[i]! < this.nodes[j]!);
-  }
-
-  private swap(i: number, j: number): void {
-    [this.degrees[i], this.degrees[j]] = [this.degrees[j]!, this.degrees[i]!];
-    [this.nodes[i], this.nodes[j]] = [this.nodes[j]!, this.nodes[i]!];
   }
 }
