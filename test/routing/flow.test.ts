@@ -2,12 +2,12 @@
 // ref-exchange runs an instant swap on its virtual account: the dual bound is never beaten, neither by random
 // sequences of actions nor by our plans, over random small pool graphs; plans stay within the action budget, spend
 // every token but the output to the unit, and yield exactly what they quote; end to end, GET /route's AmmA actions
-// replay to the quoted amount.
+// replay to the quoted amount. The Newton systems the solver builds are solved exactly, over random token graphs.
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FlowGraph } from '../../api/routing/flow/index.ts';
-import { CpmmNetwork } from '../../api/routing/flow/solve.ts';
+import { CpmmNetwork, NewtonSystem } from '../../api/routing/flow/solve.ts';
 import { buildServer } from '../../api/server.ts';
 import { contractsOf } from '../../dexes/contracts.ts';
 import type { RoutePath } from '../../dexes/dex.ts';
@@ -187,6 +187,65 @@ describe('the dual bound and the optimal-flow plans, over random pool graphs', (
     expect(plans[0]).not.toBeNull();
     expect(actionsOf(plans[1]!.chains)).toEqual(actionsOf(plans[0]!.chains));
     expect(actionsOf(plans[0]!.chains).length).toBeGreaterThan(1);
+  });
+});
+
+describe('the Newton systems', () => {
+  // A system as the solver builds one: per trading pool a rank-one term w·wᵀ with wa < 0 < wb over its two tokens,
+  // per pool to the fixed token a diagonal term, the input token's own term; tokens drawn with a bias to the first
+  // ones (hubs), so that there are leaves, chains, cycles and parallel pools. Every token has a diagonal term of its
+  // own, so M is positive definite and x unique.
+  const system = fc.integer({ min: 1, max: 40 }).chain((m) =>
+    fc.record({
+      m: fc.constant(m),
+      own: fc.array(fc.double({ min: 0.01, max: 100, noNaN: true }), { minLength: m, maxLength: m }),
+      pools: fc.array(
+        fc.record({
+          i: fc.double({ min: 0, max: 0.999, noNaN: true }).map((u) => Math.floor(m * u * u)),
+          j: fc.integer({ min: 0, max: m - 1 }),
+          wa: fc.double({ min: 0.1, max: 1e6, noNaN: true }),
+          wb: fc.double({ min: 0.1, max: 1e6, noNaN: true }),
+        }),
+        { maxLength: 3 * m },
+      ),
+      rhs: fc.array(fc.double({ min: -1e6, max: 1e6, noNaN: true }), { minLength: m, maxLength: m }),
+    }),
+  );
+
+  it('are solved exactly: M·x = rhs, whatever the order the tokens are eliminated in', () => {
+    const solver = new NewtonSystem(40);
+    fc.assert(
+      fc.property(system, ({ m, own, pools, rhs }) => {
+        const dense = Array.from({ length: m }, (_, k) => Array.from({ length: m }, (_, j) => (j === k ? own[k]! : 0)));
+        solver.reset(m);
+        for (let k = 0; k < m; k++) {
+          solver.diag[k] = own[k]!;
+          solver.rhs[k] = rhs[k]!;
+        }
+        for (const { i, j, wa, wb } of pools) {
+          // h = −wa·s_i + wb·s_j: diagonal wa², wb², coupling −wa·wb.
+          solver.diag[i]! += wa * wa;
+          dense[i]![i]! += wa * wa;
+          if (i === j) continue;
+          solver.diag[j]! += wb * wb;
+          dense[j]![j]! += wb * wb;
+          solver.couple(i, j, -wa * wb);
+          dense[i]![j]! -= wa * wb;
+          dense[j]![i]! -= wa * wb;
+        }
+        const x = solver.solve();
+        for (let k = 0; k < m; k++) {
+          let residual = -rhs[k]!;
+          let scale = Math.abs(rhs[k]!);
+          for (let j = 0; j < m; j++) {
+            residual += dense[k]![j]! * x[j]!;
+            scale += Math.abs(dense[k]![j]! * x[j]!);
+          }
+          expect(Math.abs(residual)).toBeLessThanOrEqual(1e-9 * scale + 1e-300); // (denormal rounding where all is 0)
+        }
+      }),
+      { numRuns: 300, seed: 20261126 },
+    );
   });
 });
 

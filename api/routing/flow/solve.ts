@@ -391,7 +391,7 @@ class LineSearch {
  * entry is a neighbour iff it is not 0. The entries live in a square table (looked up in O(1)) with a list of
  * neighbours per token (walked: the tokens are a few hundred, the couplings a few per token); made once a solve.
  */
-class NewtonSystem {
+export class NewtonSystem {
   m = 0;
   diag: Float64Array;
   rhs: Float64Array;
