@@ -15,7 +15,8 @@
 //    (Angeris et al.), at prices the solver of api/routing/flow/solve.ts finds and evaluated here by its own
 //    formula; every router's shortfall to it (ours, the SDK, the best single path) per size, on the snapshot and on
 //    an arbitrage-free state made from it (the zero-input optimal flow, the arbitrage, applied until none is left);
-//    ours also where a transaction may prepay 1 PGas (protocol version 83: plans of up to 103 actions, not 26).
+//    ours also where a transaction may prepay 1 PGas (protocol version 83: plans of up to 103 actions, not 26); and
+//    the optimal flow over every pool, without the action budget and pruned to it (26 and 103 actions), timed.
 //
 // Offline: estimateSwap with smart routing asks for the token list (`getTokensTiny`), which it reads from the
 // browser's localStorage when `window` exists, else from Ref's indexer over fetch. It is given the list as data
