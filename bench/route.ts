@@ -616,7 +616,7 @@ async function boundSection(
   const p50 = (values: number[]) => percentile(values.sort((a, b) => a - b), 50).toFixed(2);
   console.log(
     `bound    ${label.padEnd(8)} every-pool flow a query (the flow alone, in-process): p50 ${p50(rows.map((x) => x.tera.ms))} ms at ${TERA_ACTIONS} actions, ` +
-      `${p50(rows.map((x) => x.peta.ms))} ms at ${PETA_ACTIONS}; ours (every DEX, paths and flow) p50 ${percentile(ourMs, 50).toFixed(2)} ms`,
+      `${p50(rows.map((x) => x.peta.ms))} ms at ${PETA_ACTIONS}; ours (its whole AmmA route: paths and flow) p50 ${percentile(ourMs, 50).toFixed(2)} ms`,
   );
   console.log(
     `latency  ${label.padEnd(8)} ours p50 ${percentile(ourMs, 50).toFixed(3)} ms p99 ${percentile(ourMs, 99).toFixed(3)} ms; SDK p50 ${percentile(sdkMs, 50).toFixed(1)} ms p99 ${percentile(sdkMs, 99).toFixed(1)} ms;` +

@@ -398,7 +398,7 @@ export class NewtonSystem {
   rhs: Float64Array;
   private stride = 0;
   private off = new Float64Array(0);
-  private readonly neighbours: number[][];
+  private readonly neighbours: number[][] = [];
   private readonly degree: Int32Array;
   private readonly done: Uint8Array;
   private readonly pivots: Float64Array;
@@ -416,7 +416,6 @@ export class NewtonSystem {
   constructor(private readonly capacity: number) {
     this.diag = new Float64Array(capacity);
     this.rhs = new Float64Array(capacity);
-    this.neighbours = Array.from({ length: capacity }, () => []);
     this.degree = new Int32Array(capacity);
     this.done = new Uint8Array(capacity);
     this.pivots = new Float64Array(capacity);
@@ -434,6 +433,8 @@ export class NewtonSystem {
       this.off = new Float64Array(this.stride * this.stride);
     }
     this.diag.fill(0, 0, m);
+    // Lists made as tokens first need them (a solve over every pool may move a few of its tokens only).
+    while (this.neighbours.length < m) this.neighbours.push([]);
     for (let k = 0; k < m; k++) this.neighbours[k]!.length = 0;
   }
 
