@@ -11,7 +11,7 @@ import { procStat, startEmbeddedPostgres } from '../db/embedded.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { readText } from '../indexer/sources/raw.ts';
 
-const FIXTURES = path.resolve(process.env.DEXLAKE_BLOCK_FIXTURES ?? fileURLToPath(new URL('../../shared/fixtures/blocks/', import.meta.url)), 'mainnet');
+const FIXTURES = fileURLToPath(new URL('../test/fixtures/blocks/mainnet/', import.meta.url));
 
 export interface BenchPostgres {
   /** A scratch folder for the run (the embedded server's data lives in it), removed by `stop`. */

@@ -20,7 +20,7 @@ export const tgas = (n: number): bigint => BigInt(n) * GAS_PER_TGAS;
 /**
  * NEAR's most prepaid gas per transaction (`max_total_prepaid_gas`): 300 TGas until protocol version 83, which
  * raised it and `max_gas_burnt` to 1 PGas (C: nearcore core/parameters/res/runtime_configs/83.yaml). The testnet
- * blocks of ../shared/fixtures (2026-01) still name version 82, so 300 TGas is the default; the network's current value
+ * blocks of test/fixtures/blocks (2026-01) still name version 82, so 300 TGas is the default; the network's current value
  * is `max_total_prepaid_gas` in the RPC's `EXPERIMENTAL_protocol_config` (DEXLAKE_MAX_TRANSACTION_TGAS).
  */
 export const DEFAULT_MAX_TRANSACTION_GAS = tgas(300);

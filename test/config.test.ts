@@ -35,7 +35,7 @@ describe('config', () => {
   });
 
   it('accepts every source form', () => {
-    for (const source of ['devnet', 'files:../shared/fixtures/blocks', 'lake:mainnet', 'lake:testnet', 'lake:s3://bucket?region=eu-central-1&endpoint=http://127.0.0.1:4569', 'neardata:mainnet', 'neardata:https://example.org']) {
+    for (const source of ['devnet', 'files:test/fixtures/blocks', 'lake:mainnet', 'lake:testnet', 'lake:s3://bucket?region=eu-central-1&endpoint=http://127.0.0.1:4569', 'neardata:mainnet', 'neardata:https://example.org']) {
       expect(loadConfig({ DEXLAKE_SOURCE: source }).source).toBe(source);
     }
   });

@@ -10,7 +10,7 @@ import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } 
 export const AMM_A_SWAP_GAS = tgas(180);
 
 // Larger plans (the optimal-flow router's) attach what their actions need, from the mainnet receipts of
-// ../shared/fixtures/blocks (ft_on_transfer at v2.ref-finance.near: one action burnt 7.75 TGas, block 151768255; two
+// test/fixtures/blocks (ft_on_transfer at v2.ref-finance.near: one action burnt 7.75 TGas, block 151768255; two
 // actions 16.07 TGas, block 81206675, so about 8.3 TGas per action): 9 TGas per action, plus 65 TGas around them
 // (the token's ft_transfer_call and its resolve, 180 − 160.6 TGas forwarded in block 151768255, rounded up to 20;
 // the output's ft_transfer and exchange_callback_post_withdraw, 20 + 20 TGas prepaid in blocks 105089746 and

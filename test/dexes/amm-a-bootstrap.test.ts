@@ -39,7 +39,7 @@ const str = (s: string) => Buffer.concat([u32(Buffer.byteLength(s)), Buffer.from
 const b64 = (b: Buffer) => b.toString('base64');
 const poolKey = (id: number) => b64(Buffer.concat([hex('00'), u64(BigInt(id))]));
 
-/** Pool 1395's value as block 81206675 wrote it (../shared/fixtures/blocks/mainnet/81206675.json): a simple pool still
+/** Pool 1395's value as block 81206675 wrote it (test/fixtures/blocks/mainnet/81206675.json): a simple pool still
  * carrying the pre-1.4 exchange/referral fee copies. */
 const POOL_1395 =
   'AAIAAAA8AAAAYWFhYWFhMjBkOWUwZTI0NjE2OTc3ODJlZjExNjc1ZjY2ODIwNzk2MS5mYWN0b3J5LmJyaWRnZS5uZWFyCQAAAHdyYXAubmVhcgIAAAB7mJM0c4J6yrxeAAAAAAAAN50p/XOws2/A71ryAAAAAAIAAAApaTFdNKOHjyXvBQAAAAAA3z9Fwn5+etDWILcVNwAAANzgMAkgLLgcUmBAFDYAAAB277zLTX4w9dizBQAAAAAAHgAAAAQAAAABAAAABQAAAAJzBQAAfJS2dgO1cvCEUAUAAAAAAA==';

@@ -1,7 +1,7 @@
-// The real test data: the blocks in the team's shared fixtures (../shared/fixtures/blocks beside the repository, or
-// DEXLAKE_BLOCK_FIXTURES; sources in its SOURCES.md), and in test/fixtures/ the Ref pool snapshot and an intents
-// transaction (README.md, LICENSES.md). A file is read by its name, or gzipped beside that name (`x.json.gz`),
-// gunzipped in memory.
+// The real test data in test/fixtures/ (sources and licenses in its SOURCES.md, README.md and LICENSES.md): blocks,
+// the Ref pool snapshot and an intents transaction. Each JSON file is stored gzipped (`mainnet/81206675.json` is
+// `mainnet/81206675.json.gz`) and read here by the name it had before, gunzipped in memory; the Lake-layout folder is
+// kept uncompressed, as the bucket stores it.
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,8 +10,7 @@ import { normalizeLakeLayout, normalizeStreamerMessage, type Block } from '../..
 
 export const FIXTURES_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
 /** The blocks: `mainnet/`, `testnet/`, `localnet/lake-layout/`, and their SOURCES.md. */
-export const FIXTURES_DIR = path.resolve(process.env.DEXLAKE_BLOCK_FIXTURES ?? path.join(FIXTURES_ROOT, '../../../shared/fixtures/blocks'));
-if (!existsSync(FIXTURES_DIR)) throw new Error(`block fixtures: ${FIXTURES_DIR} does not exist (the shared fixtures beside the repository, or DEXLAKE_BLOCK_FIXTURES)`);
+export const FIXTURES_DIR = path.join(FIXTURES_ROOT, 'blocks');
 
 /** Where a file of `root` is stored: as named, else gzipped beside that name. */
 function stored(root: string, rel: string): string {
