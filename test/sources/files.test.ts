@@ -146,9 +146,10 @@ describe('files: source', () => {
 
   it('a file named for one height that holds another is an error', async () => {
     const dir = tmpDir('mislabelled');
-    copyFileSync(fixturePath('mainnet/34834052.json'), path.join(dir, '34834099.json'));
+    const stored = fixturePath('mainnet/34834052.json'); // gzipped: the copy keeps its ending
+    copyFileSync(stored, path.join(dir, `34834099${stored.slice(stored.indexOf('.json'))}`));
     await expect(drain(filesSource(dir).blocks({}, never))).rejects.toThrow(
-      /34834099\.json: expected block 34834099, holds block 34834052/,
+      /34834099\.json\.gz: expected block 34834099, holds block 34834052/,
     );
   });
 });
