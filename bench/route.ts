@@ -43,7 +43,8 @@ import { contractsOf } from '../dexes/contracts.ts';
 import { ammA } from '../dexes/amm-a/index.ts';
 import { DEXES } from '../dexes/index.ts';
 import { DEFAULT_MAX_TRANSACTION_GAS, tgas } from '../dexes/instructions.ts';
-import { ammAMaxActions } from '../dexes/amm-a/instructions.ts';
+import { ammASwapFits } from '../dexes/amm-a/instructions.ts';
+import type { RoutePath } from '../dexes/dex.ts';
 import type { Dex } from '../dexes/dex.ts';
 import { parsePoolsJson } from '../dexes/amm-a/snapshot.ts';
 import { poolStateEvents } from '../indexer/pools-import/events.ts';
@@ -54,8 +55,6 @@ import { FlowGraph } from '../api/routing/flow/index.ts';
 import { hopsOfPool } from '../api/routing/hops.ts';
 
 /** AmmA actions one transaction carries at 300 TGas (26) and at protocol 83's 1 PGas (103). */
-const TERA_ACTIONS = ammAMaxActions(DEFAULT_MAX_TRANSACTION_GAS);
-const PETA_ACTIONS = ammAMaxActions(tgas(1000));
 const POOLS_FILE = fileURLToPath(new URL('../test/fixtures/pools/ref-indexer-pools-2024-04.json.gz', import.meta.url));
 const CASES_PER_KIND = Number(process.env.BENCH_ROUTE_CASES ?? 80);
 const SEED = Number(process.env.BENCH_ROUTE_SEED ?? 20240401);
@@ -547,18 +546,19 @@ async function boundSection(
   const everyPool = [...state.keys()].map(String);
   // The optimal flow over every pool, run exactly: without the action budget (one transaction cannot carry it), and
   // pruned to the budget at 300 TGas and at 1 PGas (what ours would reach were its pool set not the limit), timed.
-  const everyPoolFlow = (c: Case, maxActions: number, what: string) => {
+  const everyPoolFlow = (c: Case, maxTransactionGas: bigint | null, what: string) => {
     const started = performance.now();
-    const plan = flow.route(c.tokenIn, c.tokenOut, c.amountIn, maxActions, everyPool);
+    const fits = (paths: readonly RoutePath[]) => maxTransactionGas === null || ammASwapFits(paths.flatMap((p) => p.hops), maxTransactionGas);
+    const plan = flow.route(c.tokenIn, c.tokenOut, c.amountIn, fits, everyPool);
     const ms = performance.now() - started;
-    const replay = plan === null ? null : executeActions(plan.chains.flatMap(chainActions), state, c.tokenIn, c.amountIn, c.tokenOut);
+    const replay = plan === null ? null : executeActions(plan.paths.flatMap(chainActions), state, c.tokenIn, c.amountIn, c.tokenOut);
     if (plan !== null && (replay?.out !== plan.amountOut || replay.leftovers > 0)) throw new Error(`${what} plan does not re-execute to itself`);
     return { out: plan?.amountOut ?? null, actions: plan?.actions ?? 0, ms };
   };
   const rows = routed.map((r, i) => {
-    const unbudgeted = everyPoolFlow(r.c, Infinity, 'an unbudgeted');
-    const tera = everyPoolFlow(r.c, TERA_ACTIONS, `a ${TERA_ACTIONS}-action every-pool`);
-    const peta = everyPoolFlow(r.c, PETA_ACTIONS, `a ${PETA_ACTIONS}-action every-pool`);
+    const unbudgeted = everyPoolFlow(r.c, null, 'an unbudgeted');
+    const tera = everyPoolFlow(r.c, DEFAULT_MAX_TRANSACTION_GAS, 'a 300 TGas every-pool');
+    const peta = everyPoolFlow(r.c, tgas(1000), 'a 1 PGas every-pool');
     const solved = bound.of(r.c);
     return {
       r,
@@ -590,8 +590,8 @@ async function boundSection(
         `flow without the action budget ${stats(of.map((x) => x.unbudgeted), bounds)}, median ${percentile(of.map((x) => x.actions).sort((a, b) => a - b), 50)} actions`,
     );
     console.log(
-      `bound    ${label.padEnd(8)} ${group.padEnd(6)} every pool within the budget: ${TERA_ACTIONS} actions ${stats(of.map((x) => x.tera.out), bounds)}  ` +
-        `${PETA_ACTIONS} actions ${stats(of.map((x) => x.peta.out), bounds)}`,
+      `bound    ${label.padEnd(8)} ${group.padEnd(6)} every pool within the budget: 300 TGas ${stats(of.map((x) => x.tera.out), bounds)}  ` +
+        `1 PGas ${stats(of.map((x) => x.peta.out), bounds)}`,
     );
     // A case worth under 1 USDC cannot be judged at 1e-4: its bound holds the state's residual arbitrage (about
     // 0.00003 USDC on the arbitrage-free state) and each action's output is floored to a unit.
@@ -601,7 +601,7 @@ async function boundSection(
       `bound    ${label.padEnd(8)} ${group.padEnd(6)} worth >= 1 USDC, ${String(material.length).padStart(2)} of ${of.length}: ` +
         `ours ${stats(material.map((x) => x.r.ours), materialBounds)}  ours at 1 PGas ${stats(material.map((x) => x.r.petagas), materialBounds)}  ` +
         `flow without the action budget ${stats(material.map((x) => x.unbudgeted), materialBounds)}  ` +
-        `every pool within the budget: ${TERA_ACTIONS} actions ${stats(material.map((x) => x.tera.out), materialBounds)}  ${PETA_ACTIONS} actions ${stats(material.map((x) => x.peta.out), materialBounds)}`,
+        `every pool within the budget: 300 TGas ${stats(material.map((x) => x.tera.out), materialBounds)}  1 PGas ${stats(material.map((x) => x.peta.out), materialBounds)}`,
     );
   }
   const below = rows.filter((x) => x.r.sdk !== null && (x.r.ours ?? 0n) < x.r.sdk);
@@ -615,8 +615,8 @@ async function boundSection(
   const sdkMs = routed.map((r) => r.sdkMs).sort((a, b) => a - b);
   const p50 = (values: number[]) => percentile(values.sort((a, b) => a - b), 50).toFixed(2);
   console.log(
-    `bound    ${label.padEnd(8)} every-pool flow a query (the flow alone, in-process): p50 ${p50(rows.map((x) => x.tera.ms))} ms at ${TERA_ACTIONS} actions, ` +
-      `${p50(rows.map((x) => x.peta.ms))} ms at ${PETA_ACTIONS}; ours (its whole AmmA route: paths and flow) p50 ${percentile(ourMs, 50).toFixed(2)} ms`,
+    `bound    ${label.padEnd(8)} every-pool flow a query (the flow alone, in-process): p50 ${p50(rows.map((x) => x.tera.ms))} ms at 300 TGas, ` +
+      `${p50(rows.map((x) => x.peta.ms))} ms at 1 PGas; ours (its whole AmmA route: paths and flow) p50 ${percentile(ourMs, 50).toFixed(2)} ms`,
   );
   console.log(
     `latency  ${label.padEnd(8)} ours p50 ${percentile(ourMs, 50).toFixed(3)} ms p99 ${percentile(ourMs, 99).toFixed(3)} ms; SDK p50 ${percentile(sdkMs, 50).toFixed(1)} ms p99 ${percentile(sdkMs, 99).toFixed(1)} ms;` +

@@ -79,10 +79,9 @@ export interface RfqQuote {
 export interface DexRoute {
   dex: string;
   mode: 'exact_in' | 'exact_out';
-  /** One path, or (a DEX that splits, exact in) several sharing no pool that split the input, or (a DEX with
-   * `flow`) a plan's chains in execution order: each chain's first hop takes amounts[0] of its token from what the
-   * earlier chains left (the input, or a token they produced), the first chain starts from the input and the last
-   * ends in the output. */
+  /** One path, or (a DEX that splits, exact in) several from the input to the output that split the input: sharing
+   * no pool, or (a DEX with `flow`) a plan's paths in execution order, where a later path meets a shared pool as the
+   * earlier ones left it. */
   paths: RoutePath[];
   /** Totals over the paths. */
   amountIn: bigint;
@@ -128,10 +127,10 @@ export interface DexRouting {
   maxHops: { exactIn: number; exactOut: number };
   /** Exact in: split the amount across pool-disjoint paths when that gives more. */
   splits?: boolean;
-  /** Exact in: its calls execute a plan of chains (DexRoute.paths) inside one call, up to `maxActions` swaps within
-   * the network's prepaid gas per transaction, so the optimal-flow router (api/routing/flow/) may route it over the
-   * hops with a `curve` when that gives more. */
-  flow?: { maxActions(maxTransactionGas: bigint): number };
+  /** Exact in: its calls execute chained paths from the input (DexRoute.paths) inside one call, as many as `fits`
+   * the call's limits (gas within the network's prepaid gas per transaction, the receipt's logs), so the
+   * optimal-flow router (api/routing/flow/) may route it over the hops with a `curve` when that gives more. */
+  flow?: { fits(paths: readonly RoutePath[], maxTransactionGas: bigint): boolean };
   /** Where the request says native NEAR, the DEX trades wNEAR (wrapped before, unwrapped by the client after). */
   tradesWnear?: boolean;
   /** Whether its quotes carry slippage (false: 1:1 conversions, guaranteed request-for-quote fills). */

@@ -32,9 +32,8 @@ const QUICK_SPLIT_CHUNKS = 20;
 /** A candidate set's identity: its paths' pool ids. */
 const setKey = (paths: readonly PathQuote[]) => paths.map((p) => p.hops.map((h) => h.poolId).join('-')).join(',');
 
-/** What paths yield (of `token`, when given: a plan's chains may end in intermediate tokens). */
-const totalOut = (paths: readonly PathQuote[], token?: string) =>
-  paths.reduce((sum, p) => (token === undefined || p.hops.at(-1)!.tokenOut === token ? sum + p.amounts[p.amounts.length - 1]! : sum), 0n);
+/** What paths yield. */
+const totalOut = (paths: readonly PathQuote[]) => paths.reduce((sum, p) => sum + p.amounts[p.amounts.length - 1]!, 0n);
 
 /** How long equal queries at one graph version share an answer, and how many answers are kept at most. */
 const SHARE_MS = 1_000;
@@ -150,17 +149,16 @@ export class Router {
       if (routing.flow !== undefined && !routing.hopsNeedTrader) {
         // The optimal flow over the pools with a curve, seeded with the paths' pools; kept only when it gives more.
         const seeds = [...top, ...complements, ...paths].flatMap((p) => p.hops.map((h) => h.poolId));
-        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, routing.flow.maxActions(this.maxTransactionGas), seeds);
-        if (plan !== null && plan.amountOut > totalOut(paths)) paths = plan.chains;
+        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, (p) => routing.flow!.fits(p, this.maxTransactionGas), seeds);
+        if (plan !== null && plan.amountOut > totalOut(paths)) paths = plan.paths;
       }
     } else {
       const path = limits.exactOut > 0 ? bestPathExactOut(index, tokenIn, tokenOut, query.amount.amountOut, limits.exactOut) : null;
       if (path === null) return null;
       paths = [path];
     }
-    // A plan's chains from intermediate tokens spend what earlier chains produced, not the input.
-    const amountIn = paths.reduce((sum, p) => (p.hops[0]!.tokenIn === tokenIn ? sum + p.amounts[0]! : sum), 0n);
-    return { dex, mode, paths, amountIn, amountOut: totalOut(paths, tokenOut), wrapsInput, unwrapsOutput };
+    const amountIn = paths.reduce((sum, p) => sum + p.amounts[0]!, 0n);
+    return { dex, mode, paths, amountIn, amountOut: totalOut(paths), wrapsInput, unwrapsOutput };
   }
 
   /**

@@ -20,6 +20,34 @@ const AMM_A_FIXED_GAS = tgas(65);
 /** The most swap actions one instant swap can carry within `maxTransactionGas`: 26 at 300 TGas, 103 at 1 PGas. */
 export const ammAMaxActions = (maxTransactionGas: bigint): number => Number((maxTransactionGas - AMM_A_FIXED_GAS) / AMM_A_ACTION_GAS);
 
+/** nearcore's limits on one receipt's logs (`max_number_logs`, `max_total_log_length`; C: nearcore
+ * core/parameters/res/runtime_configs/parameters.yaml): a call past them fails whole. */
+const MAX_LOGS = 100;
+const MAX_LOG_BYTES = 16_384;
+/** Digits of the largest u128 (an amount or a share count). */
+const U128_DIGITS = 39;
+/** The longest NEAR account id (a referrer's). */
+const MAX_ACCOUNT_ID = 64;
+
+/**
+ * The most log bytes one swap action can write: the exchange logs two lines an action (R: mainnet receipts of
+ * test/fixtures/blocks, e.g. 81206675; Ref 1.9.17's wasm logs the same in near/vm), `Swapped {in} {token_in} for
+ * {out} {token_out}` (stable pools add `, total fee {fee}, admin fee {fee}`) and `Exchange {exchange} got {shares}
+ * shares, ` followed by `No referral fee` or `Referral {referrer} got {shares} shares`.
+ */
+function swapLogBytes(tokenIn: string, tokenOut: string): number {
+  const swapped = 'Swapped '.length + U128_DIGITS + 1 + tokenIn.length + ' for '.length + U128_DIGITS + 1 + tokenOut.length + ', total fee , admin fee '.length + 2 * U128_DIGITS;
+  const shares = 'Exchange '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares, '.length + 'Referral '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares'.length;
+  return swapped + shares;
+}
+
+/** Whether an instant swap's actions fit one receipt: its logs within nearcore's limits, its gas within the
+ * network's prepaid gas per transaction. */
+export function ammASwapFits(actions: readonly { tokenIn: string; tokenOut: string }[], maxTransactionGas: bigint): boolean {
+  if (actions.length > ammAMaxActions(maxTransactionGas) || 2 * actions.length > MAX_LOGS) return false;
+  return actions.reduce((sum, a) => sum + swapLogBytes(a.tokenIn, a.tokenOut), 0) <= MAX_LOG_BYTES;
+}
+
 /** The gas an instant swap of `actions` actions attaches: 180 TGas, or what more actions need. */
 export function ammASwapGas(actions: number): bigint {
   const needed = AMM_A_FIXED_GAS + BigInt(actions) * AMM_A_ACTION_GAS;

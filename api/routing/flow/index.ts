@@ -4,7 +4,7 @@
 // plans whatever came before); per query the routing problem is solved from them, the
 // trades made an exact plan (plan.ts), and trades pruned (the smallest) and solved again until the plan fits the
 // DEX's action budget. Pure.
-import type { Hop } from '../../../dexes/dex.ts';
+import type { Hop, RoutePath } from '../../../dexes/dex.ts';
 import { comparePoolIds } from '../paths.ts';
 import { buildPlan, findCycle, type Plan, type PlannedTrade } from './plan.ts';
 import { CpmmNetwork, type CpmmPool, type FlowQuery, type PoolTrade } from './solve.ts';
@@ -102,13 +102,12 @@ export class FlowGraph {
   }
 
   /**
-   * The best plan this router finds for `amountIn` of `tokenIn` into `tokenOut` with at most `maxActions` actions,
-   * or null (not connected, or no plan). The problem is solved over `seeds` (pool ids: the path router's candidate
-   * paths), every pool parallel to them and every other pool between two tokens they reach; trades beyond the
-   * action budget are pruned, the smallest (by the value of their input at the solution's prices) first, and the
-   * rest solved again.
+   * The best plan this router finds for `amountIn` of `tokenIn` into `tokenOut` whose paths `fit` one call, or null
+   * (not connected, or no plan). The problem is solved over `seeds` (pool ids: the path router's candidate paths),
+   * every pool parallel to them and every other pool between two tokens they reach; a plan that does not fit keeps
+   * the pools of its largest paths that fit together, and the problem is solved again over them.
    */
-  route(tokenIn: string, tokenOut: string, amountIn: bigint, maxActions: number, seeds: Iterable<string>): Plan | null {
+  route(tokenIn: string, tokenOut: string, amountIn: bigint, fits: (paths: readonly RoutePath[]) => boolean, seeds: Iterable<string>): Plan | null {
     const i = this.tokenIndex.get(tokenIn);
     const o = this.tokenIndex.get(tokenOut);
     if (i === undefined || o === undefined || i === o || this.component[i] !== this.component[o] || amountIn <= 0n) return null;
@@ -157,20 +156,26 @@ export class FlowGraph {
       if (cycle !== null) {
         const drop = cycle.map((c) => trades[planned.indexOf(c)]!).sort(byValue).at(-1)!;
         keep = trades.filter((t) => t !== drop);
-      } else if (trades.length > maxActions) {
-        // The most valuable trades the budget allows, by the value each carries, not by its pool's surplus: a deep
-        // pool on the only route pays an arbitrageur little at the solution's prices yet carries the whole flow
-        // (solved over every pool of bench:route's arbitrage-free state and pruned by surplus, its 10% cases fell
-        // 5.0e-3 short of the bound at the median; by value, 1.1e-3). Pruning half the excess per round gave
-        // nearly the same shortfalls for more solves.
-        keep = trades.sort(byValue).slice(0, maxActions);
       } else {
         const built = buildPlan(planned, i, o, amountIn);
-        if ('plan' in built) return built.plan;
-        // A token no pool of the flow could take (a dust flow): its producers go.
-        keep = trades.filter((_, k) => planned[k]!.to !== built.stuck);
-        if (keep.length === trades.length) return null;
+        if ('plan' in built) {
+          if (fits(built.plan.paths)) return built.plan;
+          // Too many actions (or log lines) for one call: the pools of the largest paths that fit together, and the
+          // problem solved again over them alone. Pruning by the paths' shares keeps whole routes: the smallest
+          // trades of a flow often sit in the middle of a large path.
+          const chosen: number[] = [];
+          for (let k = 0; k < built.plan.paths.length; k++) if (fits([...chosen, k].map((c) => built.plan.paths[c]!))) chosen.push(k);
+          const pools = new Set(chosen.flatMap((k) => built.plan.trades[k]!.map((t) => trades[planned.indexOf(t)]!)));
+          keep = trades.filter((t) => pools.has(t));
+          // Each round drops at least one pool.
+          if (keep.length === trades.length) keep = trades.sort(byValue).slice(0, -1);
+        } else {
+          // A token no pool of the flow could take (a dust flow): its producers go.
+          keep = trades.filter((_, k) => planned[k]!.to !== built.stuck);
+          if (keep.length === trades.length) return null;
+        }
       }
+      if (keep.length === 0) return null;
       working = keep.map((t) => t.pool);
     }
     return null;

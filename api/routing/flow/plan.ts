@@ -1,7 +1,12 @@
-// A solved flow (floating point, one trade per pool) -> an executable plan whose amounts are exact: the contract's
-// actions in topological order of the tokens, each token's actual inflow split among the pools it feeds in the
-// proportions of the flow, every amount run through the pool's own integer math (Hop.out). The quoted amount is
-// what these actions yield, to the unit. Pure.
+// A solved flow (floating point, one trade per pool) -> an executable plan whose amounts are exact: the flow
+// decomposed into chained paths from the input, each path's first action naming its share of the input, every later
+// action taking the previous action's whole output. No action names an amount of an intermediate token, so a market
+// that moved against the route between quote and execution can make a path pay less, never make a later action
+// draw more than an earlier one delivered (a fork sized in exact intermediate amounts fails on chain with
+// `E22: not enough tokens in deposit` once one pool moves 0.1%: ../../../docs/design.md, routes on a moving chain).
+// The paths run one after the other in one call, so a pool two paths share sees the first one's trade: every amount
+// is the pool's integer constant-product math on the reserves as the earlier actions left them, and the quoted
+// amount is what these actions yield, to the unit. Pure.
 import type { Hop, RoutePath } from '../../../dexes/dex.ts';
 import { comparePoolIds } from '../paths.ts';
 
@@ -18,22 +23,27 @@ export interface PlannedTrade {
 export type PlanResult = { plan: Plan } | { stuck: number };
 
 export interface Plan {
-  /** Chains of actions in execution order: a chain's first action names its amount, the next ones take the whole
-   * output of the action before (a token one pool gives and one pool takes). */
-  chains: RoutePath[];
+  /** Chained paths from the input to the output, largest share first: each path's first hop takes amounts[0] of the
+   * input, every later hop the previous hop's output. */
+  paths: RoutePath[];
+  /** Each path's trades (the flow's), for pruning a plan that does not fit the call. */
+  trades: PlannedTrade[][];
   amountOut: bigint;
   actions: number;
 }
 
+/** A path share below this part of the input is left out (its input goes to the largest path). */
+const NEGLIGIBLE_SHARE = 1e-9;
+
 /**
  * The plan of `trades` (which must hold no cycle: findCycle) for `amountIn` of token `tokenIn` into `tokenOut`, or
- * the token it would leave over: every token the plan receives but the output is spent to the unit, and a pool that
- * would give nothing for its share gets none. Tokens are emitted depth first, so a token one pool gives and one pool
- * takes follows its producer at once; each token's consumers in decreasing weight (ties: pool id), the split
- * remainder to the first.
+ * the token it would leave over. The flow is decomposed into paths (from the input, along the largest remaining
+ * share at every token, ties by pool id; each path takes its narrowest step's share, which that step loses), and the
+ * input split among the paths in those shares (floors, the remainder to the largest). A path that would give
+ * nothing (a pool refusing its part) is left out and its part goes to the largest.
  */
 export function buildPlan(trades: readonly PlannedTrade[], tokenIn: number, tokenOut: number, amountIn: bigint): PlanResult {
-  let live = trades.filter((t) => t.from !== tokenOut && t.to !== tokenIn);
+  let live = trades.filter((t) => t.from !== tokenOut && t.to !== tokenIn && t.weight > 0);
   // A trade is useful only if its input arrives and its output goes on: drop the others until none is left.
   for (let changed = true; changed; ) {
     const produced = new Set(live.map((t) => t.to));
@@ -43,83 +53,126 @@ export function buildPlan(trades: readonly PlannedTrade[], tokenIn: number, toke
     live = kept;
   }
   if (live.length === 0) return { stuck: tokenIn };
-  const consumers = new Map<number, PlannedTrade[]>();
-  const producers = new Map<number, number>();
-  for (const t of live) {
-    (consumers.get(t.from) ?? consumers.set(t.from, []).get(t.from)!).push(t);
-    producers.set(t.to, (producers.get(t.to) ?? 0) + 1);
+  const shares = decompose(live, tokenIn, tokenOut);
+  if (shares.length === 0) return { stuck: tokenIn };
+  let paths = shares;
+  for (;;) {
+    const amounts = splitAmount(amountIn, paths.map((p) => p.share));
+    const executed = execute(paths.map((p) => p.trades.map((t) => t.hop)), amounts);
+    if ('refused' in executed) {
+      if (paths.length === 1) return { stuck: tokenIn };
+      paths = paths.filter((_, k) => k !== executed.refused);
+      continue;
+    }
+    return {
+      plan: {
+        paths: executed.paths,
+        trades: paths.map((p) => p.trades),
+        amountOut: executed.paths.reduce((sum, p) => sum + p.amounts.at(-1)!, 0n),
+        actions: executed.paths.reduce((sum, p) => sum + p.hops.length, 0),
+      },
+    };
   }
-  for (const list of consumers.values()) list.sort((x, y) => y.weight - x.weight || comparePoolIds(x.hop.poolId, y.hop.poolId));
-  const left = new Map(producers);
-  const inflow = new Map<number, bigint>([[tokenIn, amountIn]]);
-  const processed = new Set<number>();
-  const actions: { trade: PlannedTrade; amountIn: bigint; amountOut: bigint; chained: boolean }[] = [];
-  let stuck: number | null = null;
+}
 
-  const process = (token: number, via: PlannedTrade | null): void => {
-    processed.add(token);
-    const split = splitInflow(inflow.get(token) ?? 0n, consumers.get(token) ?? []);
-    if (split === null) {
-      stuck = token;
-      return;
-    }
-    const executed = split.filter((s) => s.amountIn > 0n).length;
-    for (const { trade, amountIn: amount, amountOut } of split) {
-      if (amount > 0n) {
-        // Chained: the only consumer of a token that one pool gave, right after that pool's action.
-        const chained = executed === 1 && via !== null && producers.get(token) === 1 && actions.at(-1)?.trade === via;
-        actions.push({ trade, amountIn: amount, amountOut, chained });
-        inflow.set(trade.to, (inflow.get(trade.to) ?? 0n) + amountOut);
-      }
-      // A consumer left out still counts as done for its output token (it gives nothing).
-      const remaining = left.get(trade.to)! - 1;
-      left.set(trade.to, remaining);
-      if (remaining === 0 && trade.to !== tokenOut) process(trade.to, amount > 0n ? trade : null);
-      if (stuck !== null) return;
-    }
-  };
-  process(tokenIn, null);
-  if (stuck !== null) return { stuck };
-  for (const [token, amount] of inflow) if (amount > 0n && token !== tokenOut && !processed.has(token)) return { stuck: token };
-  const chains: RoutePath[] = [];
-  for (const a of actions) {
-    const last = chains.at(-1);
-    if (a.chained && last !== undefined) {
-      last.hops.push(a.trade.hop);
-      last.amounts.push(a.amountOut);
-    } else chains.push({ hops: [a.trade.hop], amounts: [a.amountIn, a.amountOut] });
+/** The flow as paths from `tokenIn` to `tokenOut`, each with its share of the input, largest first. */
+function decompose(live: readonly PlannedTrade[], tokenIn: number, tokenOut: number): { trades: PlannedTrade[]; share: number }[] {
+  const out = new Map<number, PlannedTrade[]>();
+  const inDegree = new Map<number, number>();
+  for (const t of live) {
+    (out.get(t.from) ?? out.set(t.from, []).get(t.from)!).push(t);
+    inDegree.set(t.to, (inDegree.get(t.to) ?? 0) + 1);
   }
-  return { plan: { chains, amountOut: inflow.get(tokenOut) ?? 0n, actions: actions.length } };
+  for (const list of out.values()) list.sort((x, y) => y.weight - x.weight || comparePoolIds(x.hop.poolId, y.hop.poolId));
+  // Each trade's share of the input: a token's share (what reaches it) divided among its trades by their weights,
+  // in topological order of the tokens (the trades hold no cycle).
+  const reach = new Map<number, number>([[tokenIn, 1]]);
+  const share = new Map<PlannedTrade, number>();
+  const ready = [tokenIn];
+  while (ready.length > 0) {
+    const token = ready.shift()!;
+    const list = out.get(token) ?? [];
+    const total = list.reduce((sum, t) => sum + t.weight, 0);
+    for (const t of list) {
+      const part = ((reach.get(token) ?? 0) * t.weight) / total;
+      share.set(t, part);
+      reach.set(t.to, (reach.get(t.to) ?? 0) + part);
+      const left = inDegree.get(t.to)! - 1;
+      inDegree.set(t.to, left);
+      if (left === 0 && t.to !== tokenOut) ready.push(t.to);
+    }
+  }
+  const paths: { trades: PlannedTrade[]; share: number }[] = [];
+  const open = (t: PlannedTrade) => (share.get(t) ?? 0) > 0;
+  while ((out.get(tokenIn) ?? []).some(open)) {
+    const path: PlannedTrade[] = [];
+    let token = tokenIn;
+    while (token !== tokenOut) {
+      let next: PlannedTrade | undefined;
+      for (const t of out.get(token) ?? []) if (open(t) && (next === undefined || share.get(t)! > share.get(next)!)) next = t;
+      if (next === undefined) break;
+      path.push(next);
+      token = next.to;
+    }
+    if (token !== tokenOut) {
+      // Rounding left a share that leads nowhere: close the step into the dead end.
+      share.set(path.at(-1)!, 0);
+      continue;
+    }
+    const narrowest = path.reduce((a, t) => (share.get(t)! < share.get(a)! ? t : a));
+    const width = share.get(narrowest)!;
+    for (const t of path) share.set(t, t === narrowest ? 0 : Math.max(0, share.get(t)! - width));
+    if (width > NEGLIGIBLE_SHARE) paths.push({ trades: path, share: width });
+  }
+  // Largest first; ties by the paths' pool ids (deterministic).
+  const key = (p: { trades: PlannedTrade[] }) => p.trades.map((t) => t.hop.poolId).join(',');
+  return paths.sort((x, y) => y.share - x.share || (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+}
+
+/** `amount` split in proportion to `shares` (floors of integer 2^-52ths; the remainder to the first). */
+function splitAmount(amount: bigint, shares: readonly number[]): bigint[] {
+  const total = shares.reduce((sum, s) => sum + s, 0);
+  const parts = shares.map((s) => BigInt(Math.floor((s / total) * 2 ** 52)));
+  const denominator = parts.reduce((sum, p) => sum + p, 0n);
+  const amounts = parts.map((p) => (denominator === 0n ? 0n : (amount * p) / denominator));
+  amounts[0] = amounts[0]! + amount - amounts.reduce((sum, a) => sum + a, 0n);
+  return amounts;
 }
 
 /**
- * `amount` split among `consumers` in proportion to their weights (floors; the remainder to the first), each share
- * run through its pool; every consumer is listed, those given nothing with 0. A pool that would give nothing for its
- * share is given nothing and the split made again without it. Null when no consumer can take the amount.
+ * The paths run in order on one copy of their pools: a pool's first trade is its hop's own quote (`Hop.out`), a later
+ * one the constant-product curve of the reserves the earlier trades left (the same formula: out =
+ * floor(a·(d−n)·Y / (d·X + a·(d−n))) for a fee n/d, then X + a, Y − out). The index of the first path a pool refuses
+ * (or that would give nothing), if any.
  */
-function splitInflow(amount: bigint, consumers: readonly PlannedTrade[]): { trade: PlannedTrade; amountIn: bigint; amountOut: bigint }[] | null {
-  const none = consumers.map((trade) => ({ trade, amountIn: 0n, amountOut: 0n }));
-  if (amount === 0n) return none;
-  let list = [...consumers];
-  while (list.length > 0) {
-    const total = list.reduce((sum, t) => sum + t.weight, 0);
-    // Weights as integer 2^-52ths of the total, so that the split is integer arithmetic.
-    const parts = list.map((t) => BigInt(Math.floor((t.weight / total) * 2 ** 52)));
-    const denominator = parts.reduce((sum, p) => sum + p, 0n);
-    if (denominator === 0n) return null;
-    const shares = parts.map((p) => (amount * p) / denominator);
-    shares[0] = shares[0]! + amount - shares.reduce((sum, s) => sum + s, 0n);
-    const outs = list.map((t, i) => (shares[i]! > 0n ? t.hop.out(shares[i]!) : 0n));
-    const refused = list.filter((_, i) => outs[i] === null);
-    if (refused.length === 0) {
-      return consumers.map((trade) => {
-        const i = list.indexOf(trade);
-        return i < 0 ? { trade, amountIn: 0n, amountOut: 0n } : { trade, amountIn: shares[i]!, amountOut: outs[i]! };
-      });
+function execute(paths: readonly Hop[][], amounts: readonly bigint[]): { paths: RoutePath[] } | { refused: number } {
+  const reserves = new Map<string, Map<string, bigint>>();
+  const result: RoutePath[] = [];
+  for (const [k, hops] of paths.entries()) {
+    const amountsOf = [amounts[k]!];
+    for (const hop of hops) {
+      const a = amountsOf.at(-1)!;
+      const pool = reserves.get(hop.poolId);
+      let out: bigint | null;
+      if (pool === undefined) out = a > 0n ? hop.out(a) : null;
+      else {
+        const { fee } = hop.curve!;
+        const x = pool.get(hop.tokenIn)!;
+        const y = pool.get(hop.tokenOut)!;
+        const withFee = a * (fee.denominator - fee.numerator);
+        const denominator = fee.denominator * x + withFee;
+        out = denominator === 0n ? null : (withFee * y) / denominator;
+      }
+      if (out === null || out <= 0n) return { refused: k };
+      const state = pool ?? new Map([[hop.tokenIn, hop.curve!.reserveIn], [hop.tokenOut, hop.curve!.reserveOut]]);
+      state.set(hop.tokenIn, state.get(hop.tokenIn)! + a);
+      state.set(hop.tokenOut, state.get(hop.tokenOut)! - out);
+      reserves.set(hop.poolId, state);
+      amountsOf.push(out);
     }
-    list = list.filter((t) => !refused.includes(t));
+    result.push({ hops: [...hops], amounts: amountsOf });
   }
-  return null;
+  return { paths: result };
 }
 
 /** A cycle of the trades' token graph (a plan needs each token complete before it is spent), as its trades, or null. */
