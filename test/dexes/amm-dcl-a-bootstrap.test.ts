@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dclBootstrap } from '../../dexes/amm-dcl-a/bootstrap.ts';
 import { getSqrtPrice } from '../../dexes/amm-dcl-a/range-math.ts';
-import { addLiquidity, dclPoolStateFromJson, poolReserves, removeLiquidity, type DclPoolState } from '../../dexes/amm-dcl-a/state.ts';
+import { addLiquidity, dclPoolStateFromJson, removeLiquidity, type DclPoolState } from '../../dexes/amm-dcl-a/state.ts';
 import { ammDclA } from '../../dexes/amm-dcl-a/index.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { PoolsImportError, type BootstrapEvent } from '../../dexes/dex.ts';
@@ -168,11 +168,22 @@ describe('AmmDclA bootstrap through dclv2.ref-labs.near views', () => {
       { kind: 'pool_state', dex: 'AmmDclA', contractId: C.AmmDclA, poolId: B, source: 'rpc', state: undefined },
     ]);
     const [a, b] = states as [DclPoolState, DclPoolState];
+    // Reserves [x, y] at the price of point 1000, from the views' ranges and orders, by hand (√p_i = 1.0001^(i/2);
+    // each part rounded down): ranges left of 1000 hold Y, L·(√p_r − √p_l)/(√1.0001 − 1) over [l, r); ranges right
+    // of it hold X, L·Σ 1/√p_i; the current point holds liquidityX/√p_1000 of X and (L − liquidityX)·√p_1000 of Y
+    // (√p_1000 = 1.0512685).
+    // A, y: orders 654 321; [-800000, -700000) 1000: 0.00; [-2000, -400) 5000: 7 535 959.54; [-400, 400) 5400:
+    //   4 320 179.98; [400, 1000) 5400: 3 355 443.92; the point, 4166·1.0512685 = 4 379.58 -> 15 870 281.
+    // A, x: orders 123 456; [1001, 2000) 5400: 5 005 344.04; [2000, 3200) 5700: 6 007 262.84; [3200, 4000) 5000:
+    //   3 341 417.17; [776000, 800000) 2500: 0.00; the point, 1234/1.0512685 = 1 173.82 -> 14 478 652.
+    // B (liquidityX 0), y: order 777; [-300000, 1000) 3000: 63 077 666.60; the point, 3000·1.0512685 = 3 153.81
+    //   -> 63 081 596. x: [1001, 263136) 3000: 57 075 218.93; [263136, 500000) 4000: 154.70; [790000, 800000) 50:
+    //   0.00 -> 57 075 372.
     expect(a).toEqual({
       kind: 'dcl',
       poolId: A,
       tokens: ['a.near', 'b.near'],
-      amounts: poolReserves(a),
+      amounts: [14_478_652n, 15_870_281n],
       totalFee: 2000,
       pointDelta: 40,
       currentPoint: 1000,
@@ -202,12 +213,10 @@ describe('AmmDclA bootstrap through dclv2.ref-labs.near views', () => {
       unmatchedSwaps: 0,
       unappliedChanges: 0,
     });
-    // Reserves: 654321 Y and 123456 X of orders, the ranges' tokens at the price of 1000 with 1234 of X there.
-    expect(a.amounts[0]).toBeGreaterThan(123456n);
-    expect(a.amounts[1]).toBeGreaterThan(654321n);
     expect(b).toMatchObject({
       poolId: B,
       tokens: ['b.near', 'c.near'],
+      amounts: [57_075_372n, 63_081_596n],
       totalFee: 400,
       pointDelta: 8,
       currentPoint: 1000,
