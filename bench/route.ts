@@ -53,6 +53,7 @@ import { readText } from '../indexer/sources/raw.ts';
 import { CpmmNetwork } from '../api/routing/flow/solve.ts';
 import { FlowGraph } from '../api/routing/flow/index.ts';
 import { hopsOfPool } from '../api/routing/hops.ts';
+import { deepestReserves, sampleCases, type Case } from '../test/harness/route-cases.ts';
 
 /** AmmA actions one transaction carries at 300 TGas (26) and at protocol 83's 1 PGas (103). */
 const POOLS_FILE = fileURLToPath(new URL('../test/fixtures/pools/ref-indexer-pools-2024-04.json.gz', import.meta.url));
@@ -60,7 +61,6 @@ const CASES_PER_KIND = Number(process.env.BENCH_ROUTE_CASES ?? 80);
 const SEED = Number(process.env.BENCH_ROUTE_SEED ?? 20240401);
 /** The snapshot records no height; early April 2024 is about here. */
 const IMPORT_HEIGHT = 116_000_000;
-const HUBS = 20;
 const WARMUP = 10;
 /** Bound section: direct and 2-hop pairs of each kind, each routed at every size of SIZES. */
 const BOUND_PAIRS = Number(process.env.BENCH_ROUTE_BOUND_PAIRS ?? 30);
@@ -69,18 +69,6 @@ const SIZES = [1e-4, 1e-3, 1e-2, 1e-1];
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 
 // ---- pure helpers ----
-
-/** mulberry32: a small seeded PRNG, so the same seed gives the same cases. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Nearest-rank percentile of a sorted list. */
 function percentile(sorted: readonly number[], p: number): number {
@@ -217,7 +205,7 @@ async function run(): Promise<void> {
     }
     console.log(`pools    ${parsed.total} in ${path.basename(POOLS_FILE)}: ${parsed.pools.length} simple pools imported, ${pools.size} in the routing graph`);
 
-    const cases = sampleCases(pools);
+    const cases = sampleCases(pools.values(), CASES_PER_KIND, SEED);
     const kinds = [1, 2, 3].map((k) => cases.filter((c) => c.hops === k).length);
     console.log(`cases    ${cases.length} (seed ${SEED}): ${kinds[0]} direct, ${kinds[1]} 2-hop, ${kinds[2]} 3-hop; amounts 0.01%..10% of the input's deepest reserve`);
 
@@ -332,7 +320,7 @@ async function run(): Promise<void> {
 
     // The bound: the same direct and 2-hop pairs at each size, and the 3-hop cases as drawn, on the snapshot and on
     // the arbitrage-free state made from it.
-    const depth = deepestReserves(pools);
+    const depth = deepestReserves(pools.values());
     const boundCases: (Case & { group: string })[] = [];
     for (const hops of [1, 2]) {
       for (const c of cases.filter((x) => x.hops === hops).slice(0, BOUND_PAIRS)) {
@@ -624,16 +612,6 @@ async function boundSection(
   );
 }
 
-/** Each token's deepest reserve over the pools with both reserves positive. */
-function deepestReserves(pools: ReadonlyMap<number, BenchPool>): Map<string, bigint> {
-  const deepest = new Map<string, bigint>();
-  for (const p of pools.values()) {
-    if (p.amounts[0] <= 0n || p.amounts[1] <= 0n) continue;
-    for (const [i, t] of p.tokens.entries()) if ((deepest.get(t) ?? 0n) < p.amounts[i as 0 | 1]) deepest.set(t, p.amounts[i as 0 | 1]);
-  }
-  return deepest;
-}
-
 /**
  * The most `c.tokenOut` one path of at most 3 distinct pools gives for `c.amountIn`, with the contract math (null
  * when no path exists): every first and second pool, then every pool joining the second hop's token to the output.
@@ -672,63 +650,6 @@ function bestSinglePath(c: Case, pools: ReadonlyMap<number, BenchPool>): bigint 
     }
   }
   return best;
-}
-
-interface Case {
-  tokenIn: string;
-  tokenOut: string;
-  amountIn: bigint;
-  /** The shortest path's length in the pool graph. */
-  hops: number;
-}
-
-/**
- * CASES_PER_KIND cases at each shortest distance 1, 2, 3, from one of the HUBS best-connected tokens (most pools
- * with both reserves positive) to any token at that distance, the partner drawn among the best connected first;
- * the direction is drawn too. Deterministic for a seed.
- */
-function sampleCases(pools: ReadonlyMap<number, BenchPool>): Case[] {
-  const random = prng(SEED);
-  const neighbours = new Map<string, Set<string>>();
-  const deepest = deepestReserves(pools);
-  for (const p of pools.values()) {
-    if (p.amounts[0] <= 0n || p.amounts[1] <= 0n) continue;
-    for (const [i, t] of p.tokens.entries()) (neighbours.get(t) ?? neighbours.set(t, new Set()).get(t)!).add(p.tokens[1 - i]!);
-  }
-  const byDegree = [...neighbours.keys()].sort((a, b) => neighbours.get(b)!.size - neighbours.get(a)!.size || (a < b ? -1 : 1));
-  const rank = new Map(byDegree.map((t, i) => [t, i]));
-  const hubs = byDegree.slice(0, HUBS);
-  const candidates: [string, string][][] = [[], [], [], []];
-  for (const hub of hubs) {
-    const distance = new Map<string, number>([[hub, 0]]);
-    let frontier = [hub];
-    for (let d = 1; d <= 3; d++) {
-      const next: string[] = [];
-      for (const t of frontier) {
-        for (const n of neighbours.get(t)!) {
-          if (distance.has(n)) continue;
-          distance.set(n, d);
-          next.push(n);
-          candidates[d]!.push([hub, n]);
-        }
-      }
-      frontier = next;
-    }
-  }
-  const cases: Case[] = [];
-  for (const hops of [1, 2, 3]) {
-    // The best-connected partners first: the pool of pairs to draw from is the 4·CASES_PER_KIND best ranked.
-    const list = candidates[hops]!.sort((a, b) => rank.get(a[1])! - rank.get(b[1])! || rank.get(a[0])! - rank.get(b[0])!).slice(0, 4 * CASES_PER_KIND);
-    for (let i = 0; i < CASES_PER_KIND && list.length > 0; i++) {
-      const [a, b] = list.splice(Math.floor(random() * list.length), 1)[0]!;
-      const [tokenIn, tokenOut] = random() < 0.5 ? [a, b] : [b, a];
-      // Log-uniform from 10^-4 to 10^-1 of the input token's deepest reserve, in parts per 10^12.
-      const fraction = BigInt(Math.round(10 ** (-4 + 3 * random()) * 1e12));
-      const amountIn = (deepest.get(tokenIn)! * fraction) / 1_000_000_000_000n;
-      if (amountIn > 0n) cases.push({ tokenIn, tokenOut, amountIn, hops });
-    }
-  }
-  return cases;
 }
 
 /** GET /route over real HTTP for the same cases; the AmmA amount must be the in-process one. */
