@@ -1,4 +1,5 @@
-// GET /health: whether the database answers, and how far behind the chain the indexed data is.
+// GET /health: whether the database answers, how far behind the chain the indexed data is, and the height the
+// routing graph (what GET /route answers from, in this process's memory) has reached.
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/connect.ts';
 import { sql } from '../db/kysely.ts';
@@ -8,6 +9,10 @@ export interface Health {
   db: 'ok' | 'down';
   height: number | null;
   lag_seconds: number | null;
+  /** GET /health of the api: the block height of this process's routing graph (RoutingGraph.height, the height GET
+   * /route and /route/subscribe answer at); null before it holds a block (and on testnet, where it never loads). It
+   * trails `height` until the graph has applied the newest notification. */
+  route_height?: number | null;
   /** Only while the indexer's bulk-load mode has history indexes missing: answers stay right, some are slower. */
   bulk_load?: { indexes_missing: string[]; note: string };
   /** Only with read replicas (DATABASE_READ_URL): the primary's state and each replica's lag. `db` and `height` are
@@ -50,9 +55,10 @@ export async function readServedHealth(db: Db, replicas: ReadReplicas | undefine
   return { ...health, reads };
 }
 
-export function healthRoutes(app: FastifyInstance, db: Db, replicas?: ReadReplicas): void {
+export function healthRoutes(app: FastifyInstance, db: Db, replicas: ReadReplicas | undefined, routeHeight: () => number | null): void {
   app.get('/health', async (_request, reply) => {
-    const health = await readServedHealth(db, replicas);
+    const { db: state, height, lag_seconds, ...rest } = await readServedHealth(db, replicas);
+    const health: Health = { db: state, height, lag_seconds, route_height: routeHeight(), ...rest };
     return reply.code(health.db === 'ok' ? 200 : 503).send(health);
   });
 }

@@ -6,6 +6,7 @@ import type { Method } from './tokens/method.ts';
 import { openApiDocument } from './tokens/openapi.ts';
 import { LIMITS, PROTOCOL_VERSION } from './tokens/limits.ts';
 import { ERRORS, MAX_WAIT_MS } from './routing/params.ts';
+import { HEIGHT_HEADER } from './routing/route.ts';
 
 type Json = Record<string, any>;
 
@@ -146,7 +147,16 @@ export function apiDocument(methods: readonly Method[], dexIds: readonly string[
         description: `Each DEX's best path (up to 3 hops; AmmA may split across parallel paths) for the exact amount, with the NEAR calls to sign. Errors are plain text. Costs 1 credit of ${LIMITS.credits_per_minute} per minute per client address. The same query on WebSocket /route/subscribe is answered again when the pools change (asyncapi.json).`,
         parameters: routeParameters(dexIds),
         responses: {
-          '200': { description: 'the quotes, best first (`[]`: no route)', content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Quote' } } } } },
+          '200': {
+            description: 'the quotes, best first (`[]`: no route)',
+            headers: {
+              [HEIGHT_HEADER]: {
+                description: 'the block height of the pool state the quotes were computed on: this process\'s routing graph had applied every indexed block up to it (GET /health `route_height`); absent while the graph holds no block',
+                schema: { type: 'integer' },
+              },
+            },
+            content: { 'application/json': { schema: { type: 'array', items: { $ref: '#/components/schemas/Quote' } } } },
+          },
           '400': text(`a query that breaks a rule; the body is one line, the first rule broken:\n\n${routeErrors}`),
           '429': { ...text('`Rate limited: ...`, past the client\'s credits'), headers: { 'Retry-After': { schema: { type: 'integer' } } } },
           '503': text('`The database is unavailable; try again shortly`: the query needs a read (trader_account_id, Auto slippage) while PostgreSQL is down'),
@@ -212,6 +222,10 @@ export function apiDocument(methods: readonly Method[], dexIds: readonly string[
             db: { type: 'string', enum: ['ok', 'down'] },
             height: { type: ['integer', 'null'] },
             lag_seconds: { type: ['number', 'null'], description: 'now minus the newest indexed block\'s chain time' },
+            route_height: {
+              type: ['integer', 'null'],
+              description: 'the block height of this process\'s routing graph, which GET /route and /route/subscribe answer from (their X-Dexlake-Height, `height`); it trails `height` until the graph has applied the newest block; null before the graph holds a block',
+            },
             bulk_load: {
               type: 'object',
               description: "only while the indexer's bulk-load mode has history indexes missing: answers stay right, some are slower",
@@ -249,7 +263,7 @@ export function apiDocument(methods: readonly Method[], dexIds: readonly string[
               required: ['primary', 'notified', 'primary_reads', 'replicas'],
             },
           },
-          required: ['db', 'height', 'lag_seconds'],
+          required: ['db', 'height', 'lag_seconds', 'route_height'],
         },
         IndexerStatus: indexerStatusSchema,
       },
@@ -283,10 +297,18 @@ export function asyncApiDocument(methods: readonly Method[]): Json {
       },
       routes: {
         address: '/route/subscribe',
-        description: 'Live routing. Each `{id, query}` (GET /route\'s query string) replaces the previous request; `{id}` alone stops it. The server answers `{id, routes}` (the quotes, best first) at once and again when a pool of an asked DEX changes and the quotes changed; an invalid query gets `{id, error}` (GET /route\'s plain-text message) and the socket stays open. A frame that is not such JSON closes the connection.',
+        description: 'Live routing. Each `{id, query}` (GET /route\'s query string) replaces the previous request; `{id}` alone stops it. The server answers `{id, routes, height}` (the quotes, best first, and the block height they were computed at) at once and again when a pool of an asked DEX changes and the quotes changed (a new height alone is not sent); an invalid query gets `{id, error}` (GET /route\'s plain-text message) and the socket stays open. A frame that is not such JSON closes the connection.',
         messages: {
           subscribe: message('subscribe', 'a request', { type: 'object', properties: { id: { type: 'integer', minimum: 0 }, query: { type: 'string', example: 'token_in=near&token_out=usdt.tether-token.near&amount_in=1000000000000000000000000&max_wait_ms=1000&slippage_type=Fixed&slippage=0.005' } }, required: ['id'], additionalProperties: false }),
-          routes: message('routes', 'quotes for the current request', { type: 'object', properties: { id: { type: 'integer' }, routes: { type: 'array', items: { $ref: '/openapi.json#/components/schemas/Quote' } } }, required: ['id', 'routes'] }),
+          routes: message('routes', 'quotes for the current request', {
+            type: 'object',
+            properties: {
+              id: { type: 'integer' },
+              routes: { type: 'array', items: { $ref: '/openapi.json#/components/schemas/Quote' } },
+              height: { type: ['integer', 'null'], description: 'the block height of the pool state the routes were computed on (as GET /route\'s X-Dexlake-Height); null while the graph holds no block' },
+            },
+            required: ['id', 'routes', 'height'],
+          }),
           error: message('error', 'the request is invalid, or past its credits', { type: 'object', properties: { id: { type: 'integer' }, error: { type: 'string' } }, required: ['id', 'error'] }),
         },
       },

@@ -78,7 +78,7 @@ export async function buildServer(options: ApiOptions): Promise<FastifyInstance>
     cache: () => tokenStats?.cache() ?? { hits: 0, misses: 0 },
     replicas,
   });
-  healthRoutes(app, options.db, replicas);
+  healthRoutes(app, options.db, replicas, () => routes.router.graph.height);
   indexerRoutes(app, db, tracker);
   const routes = routing(app, {
     db,

@@ -9,7 +9,8 @@ describe('GET /health and /metrics', () => {
     try {
       let res = await app.inject('/health');
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toEqual({ db: 'ok', height: null, lag_seconds: null });
+      // route_height: the routing graph's, null while it holds no block.
+      expect(res.json()).toEqual({ db: 'ok', height: null, lag_seconds: null, route_height: null });
 
       const blockTime = Date.now() - 90_000;
       await db.kysely.insertInto('blocks').values([
@@ -20,13 +21,15 @@ describe('GET /health and /metrics', () => {
       expect(res.statusCode).toBe(200);
       const health = res.json();
       expect(health.height).toBe(102);
+      // Rows written without a notification: the routing graph has not read them.
+      expect(health.route_height).toBeNull();
       expect(health.lag_seconds).toBeGreaterThanOrEqual(90);
       expect(health.lag_seconds).toBeLessThan(600);
 
       await db.database.drop();
       res = await app.inject('/health');
       expect(res.statusCode).toBe(503);
-      expect(res.json()).toEqual({ db: 'down', height: null, lag_seconds: null });
+      expect(res.json()).toEqual({ db: 'down', height: null, lag_seconds: null, route_height: null });
     } finally {
       await app.close();
     }

@@ -71,6 +71,9 @@ describe('/openapi.json', () => {
     const query = new URLSearchParams(examples);
     const res = await fetch(`${base}/route?${query}`);
     expect(res.status).toBe(200);
+    // The documented header names the height the quotes were computed at.
+    expect(Object.keys(route.responses['200'].headers)).toEqual(['X-Dexlake-Height']);
+    expect(res.headers.get('x-dexlake-height')).toMatch(/^\d+$/);
     const quotes = (await res.json()) as Json[];
     expect(quotes.length).toBeGreaterThan(0);
     const schema = doc.components.schemas.Quote;
@@ -126,7 +129,7 @@ describe('/openapi.json', () => {
     // and replica tests read them); the schema names the same fields as the types (tsc checks these lists).
     const health = doc.components.schemas.Health;
     expect(health.required).toEqual(Object.keys(await document('/health')));
-    const fields: Record<keyof Health, true> = { db: true, height: true, lag_seconds: true, bulk_load: true, reads: true };
+    const fields: Record<keyof Health, true> = { db: true, height: true, lag_seconds: true, route_height: true, bulk_load: true, reads: true };
     const readsFields: Record<keyof ReadsStatus, true> = { primary: true, notified: true, primary_reads: true, replicas: true };
     const replicaFields: Record<keyof ReplicaStatus, true> = { name: true, state: true, replay_lsn: true, lag_bytes: true, lag_blocks: true, reads: true };
     expect(Object.keys(health.properties)).toEqual(Object.keys(fields));

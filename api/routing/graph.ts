@@ -94,7 +94,14 @@ export class RoutingGraph {
   private byDex = new Map<DexId, RoutingPool[]>();
   /** Bumped on every change; subscriptions compare it. */
   version = 0;
-  height = 0;
+  /**
+   * The chain state the graph is at: the newest block height every change of which it has applied (a full load: the
+   * indexed head read before the tables; a notification: the height it announces). Rows read after it may already
+   * hold later blocks, whose notification comes next. Null until a load has found a block. Each change (pools,
+   * tokens, time, ledgers, height) is applied at once with no await between, so a route computed between two awaits
+   * sees one state and this one height (route answers carry it: X-Dexlake-Height, the subscribe push's `height`).
+   */
+  height: number | null = null;
   /** The latest indexed block's time in ns (what AmmA's stable pools ramp their amp by); null before any block. */
   nowNs: bigint | null = null;
   /** Each DEX's ledger value (`Dex.ledger`: state kept in the event log), by DEX id; absent until one is indexed. */
@@ -135,7 +142,10 @@ export class RoutingGraph {
   }
 
   private async reloadAll(): Promise<void> {
-    const [pools, tokens, market] = await Promise.all([
+    // The head first: the rows read after it are at least as new, so the graph is at least at that height (and a
+    // full load says where the tables are, even below an earlier height: after a replay or a rebuild).
+    const head = await this.db.kysely.selectFrom('blocks').select('height').orderBy('height', 'desc').limit(1).executeTakeFirst();
+    const [pools, tokens, market, timeAndLedgers] = await Promise.all([
       // A stale pool's latest write did not decode: its state is unknown, so it is not routed.
       this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).where('stale', '=', false).execute(),
       this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
@@ -146,6 +156,8 @@ export class RoutingGraph {
     for (const row of pools) this.putPool(row);
     this.tokens.clear();
     this.putTokens(tokens, market);
+    this.setTimeAndLedgers(timeAndLedgers);
+    this.height = head?.height ?? null;
     this.rebuildIndex();
     this.changed('all');
   }
@@ -156,7 +168,7 @@ export class RoutingGraph {
    * listener that falls behind catches up in one read instead of queueing one per block.
    */
   apply(notification: BlocksNotification | null): Promise<void> {
-    const next = notification ?? { height: this.height, all: true as const };
+    const next = notification ?? { height: this.height ?? 0, all: true as const };
     if (this.pending !== undefined) {
       this.pending.notification = mergeNotifications(this.pending.notification, next);
       return this.pending.step;
@@ -185,24 +197,26 @@ export class RoutingGraph {
           .where((eb) => eb.or(wanted.map((w) => eb.and([eb('dex', '=', w.dex), eb('pool_id', '=', w.poolId)]))))
           .execute()
       : [];
+    const timeAndLedgers = await this.readTimeAndLedgers();
+    const [tokens, market] = tokenIds.length
+      ? await Promise.all([
+          this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
+          this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).where('token', 'in', tokenIds).execute(),
+        ])
+      : [[], []];
+    // Everything read: applied from here on without an await, so no route sees half of it.
     // A named pool without a (fresh) row was deleted or went stale.
     for (const key of keys) this.pools.delete(key);
     for (const row of rows) this.putPool(row);
-    const ledgersChanged = await this.readTimeAndLedgers();
+    const ledgersChanged = this.setTimeAndLedgers(timeAndLedgers);
     // A new ledger value moves the quotes of the pools it affects, though no pool was written: they count as changed.
     const changed = new Set(keys);
     for (const [key, pool] of this.pools) {
       const ledger = ledgersChanged.has(pool.dex) ? this.dexes.get(pool.dex)?.ledger : undefined;
       if (ledger !== undefined && (ledger.affects?.(pool.state) ?? true)) changed.add(key);
     }
-    if (tokenIds.length) {
-      const [tokens, market] = await Promise.all([
-        this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).where('token', 'in', tokenIds).execute(),
-        this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).where('token', 'in', tokenIds).execute(),
-      ]);
-      this.putTokens(tokens, market);
-    }
-    this.height = Math.max(this.height, notification.height);
+    this.putTokens(tokens, market);
+    this.height = Math.max(this.height ?? 0, notification.height);
     this.rebuildIndex();
     this.changed(changed);
   }
@@ -306,18 +320,22 @@ export class RoutingGraph {
     };
   }
 
-  /** The latest block's time and every DEX's ledger (both change without any pool write); the ids of the DEXes
-   * whose ledger changed. */
-  private async readTimeAndLedgers(): Promise<Set<string>> {
-    const readers = [...this.dexes.values()].flatMap((dex) => (dex.ledger === undefined ? [] : [{ dex, ledger: dex.ledger }]));
+  /** The latest block's time and every DEX's ledger (both change without any pool write), read; setTimeAndLedgers
+   * applies them. */
+  private async readTimeAndLedgers(): Promise<{ timestampMs: number | null; values: unknown[] }> {
     const [latest, ...values] = await Promise.all([
       this.db.kysely.selectFrom('blocks').select('timestamp_ms').orderBy('height', 'desc').limit(1).executeTakeFirst(),
-      ...readers.map(({ ledger }) => this.readLedger(ledger)),
+      ...this.ledgerReaders().map(({ ledger }) => this.readLedger(ledger)),
     ]);
-    if (latest) this.nowNs = BigInt(latest.timestamp_ms) * 1_000_000n;
+    return { timestampMs: latest?.timestamp_ms ?? null, values };
+  }
+
+  /** Applies what readTimeAndLedgers read; the ids of the DEXes whose ledger changed. */
+  private setTimeAndLedgers({ timestampMs, values }: { timestampMs: number | null; values: unknown[] }): Set<string> {
+    if (timestampMs !== null) this.nowNs = BigInt(timestampMs) * 1_000_000n;
     const changed = new Set<string>();
     const text = (v: unknown) => jsonWithBigints(v instanceof Map ? [...v] : v);
-    readers.forEach(({ dex }, i) => {
+    this.ledgerReaders().forEach(({ dex }, i) => {
       const value = values[i];
       const before = this.ledgers.get(dex.id);
       if (value === undefined) this.ledgers.delete(dex.id);
@@ -325,6 +343,10 @@ export class RoutingGraph {
       if (value !== undefined && (before === undefined || text(before) !== text(value))) changed.add(dex.id);
     });
     return changed;
+  }
+
+  private ledgerReaders(): { dex: Dex; ledger: DexLedger }[] {
+    return [...this.dexes.values()].flatMap((dex) => (dex.ledger === undefined ? [] : [{ dex, ledger: dex.ledger }]));
   }
 
   /** A ledger's value from the log, or undefined while the log has none. A partial index on the event kind serves
@@ -367,7 +389,6 @@ export class RoutingGraph {
       return; // a state this api cannot read is not routed
     }
     this.pools.set(poolKey(row.dex, row.pool_id), { dex: row.dex as DexId, poolId: row.pool_id, state, updatedHeight: row.updated_height });
-    this.height = Math.max(this.height, row.updated_height);
   }
 
   private putTokens(tokens: { token: string; decimals: number | null }[], market: { token: string; price_usd: string | null }[]): void {

@@ -44,10 +44,16 @@ function dexTokenId(token: TokenId): string {
   return token.kind === 'near' ? 'near' : token.kind === 'nep141' ? token.contractId : `inner-nep141:${token.contractId}`;
 }
 
+/** A route answer: the quotes, best first, and the graph's height when they were found (RoutingGraph.height). */
+export interface RouteAnswer {
+  height: number | null;
+  quotes: QuoteJson[];
+}
+
 export class Router {
   private readonly indexes = new Map<DexId, { version: number; index: HopIndex }>();
   private readonly flows = new Map<DexId, { version: number; flow: FlowGraph }>();
-  private readonly shared = new Map<string, { version: number; at: number; answer: Promise<QuoteJson[]> }>();
+  private readonly shared = new Map<string, { version: number; at: number; answer: Promise<RouteAnswer> }>();
   private readonly dexes: ReadonlyMap<string, Dex>;
   /** The registry's DEX ids, the ones a query may ask. */
   readonly dexIds: readonly string[];
@@ -204,7 +210,7 @@ export class Router {
    * subscribers (or clients) asking the same thing after a block costs one routing. The version in the key means
    * a pool change is never hidden; the short life bounds how old a shared QuoteA relay quote can get.
    */
-  route(query: RouteQuery): Promise<QuoteJson[]> {
+  route(query: RouteQuery): Promise<RouteAnswer> {
     const key = jsonWithBigints(query);
     const now = performance.now();
     const shared = this.shared.get(key);
@@ -217,9 +223,13 @@ export class Router {
     return entry.answer;
   }
 
-  private async routeNow(query: RouteQuery): Promise<QuoteJson[]> {
+  private async routeNow(query: RouteQuery): Promise<RouteAnswer> {
     const relay = this.rfq(query);
     const registrations = query.traderAccountId === null ? null : await this.graph.registrationsOf(query.traderAccountId);
+    // From here to the first await below, the graph is one state: the answer's height is its height then, and the
+    // ranking reads the prices of then (a notification applied during the awaits must not mix in).
+    const height = this.graph.height;
+    const lookup = rankingPrices(query, (token) => this.graph.token(token));
     const ctx = { contracts: this.contracts, registrations, nowNs: this.graph.nowNs, ledgers: this.graph.ledgers, dexes: this.registry };
     const routes: DexRoute[] = [];
     for (const dex of query.dexes) {
@@ -254,7 +264,7 @@ export class Router {
       };
       built.push({ dex, quote: buildQuote(route, query, ctx) });
     }
-    return rank(built, query, (token) => this.graph.token(token), this.registry).map((b) => b.quote.json);
+    return { height, quotes: rank(built, query, lookup, this.registry).map((b) => b.quote.json) };
   }
 }
 
@@ -271,6 +281,18 @@ export function parsePrice(text: string | null | undefined): bigint | null {
 }
 
 type TokenLookup = (token: string) => { decimals: number | null; priceUsd: string | null } | undefined;
+
+/** The token a query's quotes are ranked in: the output (exact in) or the input (exact out), as the DEXes name it. */
+const quotedToken = (query: RouteQuery) => dexTokenId(query.amount.mode === 'exact_in' ? query.tokenOut : query.tokenIn);
+
+/** What the ranking of `query` reads (yoctoInToken's tokens: NEAR, wNEAR, the quoted token and an inner balance's
+ * token), read now: a ranking after an await uses the prices of the graph state the routes were found on. */
+export function rankingPrices(query: RouteQuery, lookup: TokenLookup): TokenLookup {
+  const quoted = quotedToken(query);
+  const tokens = ['near', 'wrap.near', quoted, ...(quoted.startsWith('inner-nep141:') ? [quoted.slice('inner-nep141:'.length)] : [])];
+  const now = new Map(tokens.map((token) => [token, lookup(token)]));
+  return (token) => (now.has(token) ? now.get(token) : lookup(token));
+}
 
 /** yoctoNEAR -> smallest units of `token` at the indexed USD prices: cost·p(NEAR)·10^d / (p(token)·10^24). */
 export function yoctoInToken(costYocto: bigint, token: string, lookup: TokenLookup): bigint | null {
@@ -294,7 +316,7 @@ export function rank<T extends { dex: DexId; quote: BuiltQuote }>(built: T[], qu
   const ids = registry.map((d) => d.id);
   const isRfq = (dex: DexId) => registry.find((d) => d.id === dex)?.routing?.rfq === true;
   const exactIn = query.amount.mode === 'exact_in';
-  const quoted = dexTokenId(exactIn ? query.tokenOut : query.tokenIn);
+  const quoted = quotedToken(query);
   const costs = built.map((b) => yoctoInToken(b.quote.costYocto, quoted, lookup));
   const priced = costs.every((c) => c !== null);
   const value = (i: number) => {
@@ -329,6 +351,10 @@ export interface RoutingPluginOptions {
   maxTransactionGas?: bigint;
 }
 
+/** The response header of GET /route that names the block height its quotes were computed at (RouteAnswer.height);
+ * absent while the graph holds no block. */
+export const HEIGHT_HEADER = 'X-Dexlake-Height';
+
 /** Registers GET /route. Errors are plain text with status 400; no route is `200 []`. */
 export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelayUrl = null, dexes = DEXES, maxTransactionGas }: RoutingPluginOptions): Router {
   const router = new Router(graph, contractsOf(network), quoteRelayUrl, dexes, maxTransactionGas);
@@ -337,15 +363,17 @@ export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelay
     const at = request.url.indexOf('?');
     const parsed = parseRouteQuery(routeQueryParams(at < 0 ? '' : request.url.slice(at + 1)), network, router.dexIds);
     if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.error);
-    let quotes: unknown;
+    let answer: RouteAnswer;
     try {
-      quotes = await router.route(parsed.query);
+      answer = await router.route(parsed.query);
     } catch (err) {
       // Like every /route error, plain text (a read it needed did not answer: registrations, volatility).
       if (err instanceof DatabaseUnavailableError) return reply.code(503).type('text/plain; charset=utf-8').send(err.message);
       throw err;
     }
-    return reply.type('application/json; charset=utf-8').send(JSON.stringify(quotes));
+    // The body stays the spec's array; the chain state it was computed on rides in a header (readable cross-origin).
+    if (answer.height !== null) reply.header(HEIGHT_HEADER, String(answer.height)).header('access-control-expose-headers', HEIGHT_HEADER);
+    return reply.type('application/json; charset=utf-8').send(JSON.stringify(answer.quotes));
   });
   return router;
 }

@@ -1,8 +1,9 @@
 // WebSocket /route/subscribe (service-spec.md A2, Events A): a client sends `{id, query?}` text frames; each replaces
-// the previous request, and one without `query` stops it. The server answers `{id, routes}` as soon as it has
-// routed (or `{id, error}` for an invalid query, the socket staying open), then routes again when a notification
+// the previous request, and one without `query` stops it. The server answers `{id, routes, height}` as soon as it
+// has routed (or `{id, error}` for an invalid query, the socket staying open), then routes again when a notification
 // names a pool the request could use, no sooner than 10x the last round's duration (at most 3 s) after that round,
-// and sends only when the quotes changed. A frame that is not JSON of that shape closes the connection; binary
+// and sends only when the quotes changed. `height` is the block height the routes were computed at (the graph's,
+// RouteAnswer.height; null while it holds no block): a new height alone is no change, so it is not sent. A frame that is not JSON of that shape closes the connection; binary
 // frames are ignored.
 //
 // Hostile clients (the token socket's LIMITS, api/tokens/limits.ts): a frame over `max_message_bytes` (64 KiB) closes
@@ -135,14 +136,15 @@ class Subscription {
     active.routing = true;
     const started = performance.now();
     try {
-      const routes = JSON.stringify(await this.router.route(active.query));
+      const answer = await this.router.route(active.query);
+      const routes = JSON.stringify(answer.quotes);
       const took = performance.now() - started;
       active.notBefore = performance.now() + Math.min(MAX_PACE_MS, PACE_FACTOR * took);
       // Replaced or stopped meanwhile: this answer belongs to nobody.
       if (this.active !== active) return;
       if (routes !== active.lastRoutes) {
         active.lastRoutes = routes;
-        this.sendRaw(`{"id":${active.id},"routes":${routes}}`);
+        this.sendRaw(`{"id":${active.id},"routes":${routes},"height":${JSON.stringify(answer.height)}}`);
       }
     } catch (err) {
       this.onError(err);

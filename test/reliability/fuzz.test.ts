@@ -1027,12 +1027,12 @@ function subscribeShape(text: string): { id: number; query?: string } | 'close' 
 }
 
 /** What GET /route answers for a query: the routes JSON, or the error text. */
-async function routeAnswerOf(query: string): Promise<{ routes: string } | { error: string }> {
+async function routeAnswerOf(query: string): Promise<{ routes: string; height: string } | { error: string }> {
   const res = await app.inject({ method: 'GET', url: `/route?${query.startsWith('?') ? query.slice(1) : query}` });
   expectRouteAnswer(res.statusCode, res.headers['content-type'] as string | undefined, res.body, `GET /route?${query}`);
-  return res.statusCode === 200 ? { routes: res.body } : { error: res.body };
+  return res.statusCode === 200 ? { routes: res.body, height: String(res.headers['x-dexlake-height']) } : { error: res.body };
 }
 
-function answerText(id: number, answer: { routes: string } | { error: string }): string {
-  return 'routes' in answer ? `{"id":${id},"routes":${answer.routes}}` : JSON.stringify({ id, error: answer.error });
+function answerText(id: number, answer: { routes: string; height: string } | { error: string }): string {
+  return 'routes' in answer ? `{"id":${id},"routes":${answer.routes},"height":${answer.height}}` : JSON.stringify({ id, error: answer.error });
 }

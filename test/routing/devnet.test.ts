@@ -35,7 +35,14 @@ describe('GET /route over the devnet', () => {
   }
 
   it('NEAR -> USDt: AmmA and AmmC amounts as the pool rows give them, ranked by value net of costs', async () => {
-    const quotes = (await getRoute(app, { token_in: 'near', token_out: USDT, amount_in: String(NEAR), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.005', trader_account_id: 'newcomer.near' })).json();
+    const answer = await getRoute(app, { token_in: 'near', token_out: USDT, amount_in: String(NEAR), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.005', trader_account_id: 'newcomer.near' });
+    const quotes = answer.json();
+    // The answer names the state it was computed on: the indexed head (not the newest pool write), as /health's
+    // route_height says.
+    const { rows: head } = await db.pool.query<{ height: number }>('select max(height)::int as height from blocks');
+    expect(head[0]!.height).toBe(200);
+    expect(answer.height).toBe('200');
+    expect((await app.inject('/health')).json()).toMatchObject({ height: 200, route_height: 200 });
     const byDex = new Map(quotes.map((q) => [q.dex_id, q]));
     // The devnet's NEAR/USDt pools are on AmmA, AmmC (and, as the simulator grows, other DEXes).
     expect([...byDex.keys()]).toEqual(expect.arrayContaining(['AmmA', 'AmmC']));

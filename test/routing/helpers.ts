@@ -53,7 +53,8 @@ export class BlockWriter {
 /** GET /route with these parameters. */
 export async function getRoute(app: FastifyInstance, params: Record<string, string>) {
   const res = await app.inject({ method: 'GET', url: `/route?${new URLSearchParams(params).toString()}` });
-  return { status: res.statusCode, body: res.body, json: () => JSON.parse(res.body) as Quote[] };
+  // `height`: the X-Dexlake-Height header, the block height the quotes were computed at.
+  return { status: res.statusCode, body: res.body, height: res.headers['x-dexlake-height'], json: () => JSON.parse(res.body) as Quote[] };
 }
 
 export interface FunctionCall {

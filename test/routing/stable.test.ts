@@ -170,7 +170,7 @@ describe('GET /route over an AmmA stable pool', () => {
     const ws = await app.injectWS('/route/subscribe');
     const box = inbox(ws);
     ws.send(JSON.stringify({ id: 1, query: new URLSearchParams(query).toString() }));
-    expect(JSON.parse(await box.next())).toEqual({ id: 1, routes: [] });
+    expect(JSON.parse(await box.next())).toEqual({ id: 1, routes: [], height: 1 });
     // The rates map of a block, as the AmmA decoder gives it (custom_rate_key), written through the real store.
     const height = 2;
     const timestampMs = Date.UTC(2026, 0, 1) + height * 1000;
@@ -193,7 +193,7 @@ describe('GET /route over an AmmA stable pool', () => {
     });
     expect(quotes.map((q) => [q.dex_id, q.estimated_amount])).toEqual([['AmmA', { amount_out: '1999999990004997550200911' }]]);
     // The block wrote no pool, but new rates move the rated pool's quotes: the subscription is routed again.
-    expect(JSON.parse(await box.next())).toEqual({ id: 1, routes: quotes });
+    expect(JSON.parse(await box.next())).toEqual({ id: 1, routes: quotes, height });
     ws.terminate();
   });
 });

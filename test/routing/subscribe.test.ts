@@ -38,7 +38,10 @@ describe('WebSocket /route/subscribe', () => {
     const box = inbox(ws);
     ws.send(JSON.stringify({ id: 1, query: QUERY }));
     const first = await box.next();
-    expect(first).toBe(`{"id":1,"routes":${(await getRoute(app, PARAMS)).body}}`);
+    // GET /route's array, and the height it was computed at (the one block written: 1), which GET gives in a header.
+    const get = await getRoute(app, PARAMS);
+    expect(get.height).toBe('1');
+    expect(first).toBe(`{"id":1,"routes":${get.body},"height":1}`);
     expect(JSON.parse(first).routes[0].estimated_amount).toEqual({ amount_out: '1992' });
 
     // A write the query's quotes do not depend on: the same reserves for AmmA:1 and a new AmmA pool of other
@@ -47,7 +50,7 @@ describe('WebSocket /route/subscribe', () => {
     const probe = await app.injectWS('/route/subscribe');
     const probeBox = inbox(probe);
     probe.send(JSON.stringify({ id: 100, query: new URLSearchParams({ ...PARAMS, token_in: 'gamma.near', token_out: 'delta.near' }).toString() }));
-    expect(JSON.parse(await probeBox.next())).toEqual({ id: 100, routes: [] });
+    expect(JSON.parse(await probeBox.next())).toEqual({ id: 100, routes: [], height: 1 });
     await writer.write([
       { dex: 'AmmA', contractId: REF, poolId: 1, state: simple([1_000_000n, 2_000_000n]) },
       { dex: 'AmmA', contractId: REF, poolId: 9, state: { ...simple([1_000_000n, 1_000_000n]), tokens: ['gamma.near', 'delta.near'] } },
@@ -58,7 +61,7 @@ describe('WebSocket /route/subscribe', () => {
         state: { kind: 'xyk', poolType: 'public', tokens: ['alpha.near', 'beta.near'], amounts: [5n, 5n], totalFee: 0, feeReceivers: [], phantomLiquidity: null, totalShares: null },
       },
     ]);
-    expect(JSON.parse(await probeBox.next()).routes).toHaveLength(1);
+    expect(JSON.parse(await probeBox.next())).toMatchObject({ routes: [{ dex_id: 'AmmA' }], height: 2 });
     probe.terminate();
     // Let the first socket's paced round (at most 10x a round of a few ms) run before the next write; had it
     // resent its unchanged quotes, that message would come before the update below.
@@ -67,6 +70,8 @@ describe('WebSocket /route/subscribe', () => {
     await writer.write([{ dex: 'AmmA', contractId: REF, poolId: 1, state: simple([2_000_000n, 2_000_000n]) }]);
     const update = JSON.parse(await box.next());
     expect(update.id).toBe(1);
+    // Routed at block 3: the unchanged quotes of block 2 were not sent, and the push says which state it is of.
+    expect(update.height).toBe(3);
     expect(update.routes.map((q: { estimated_amount: unknown }) => q.estimated_amount)).toEqual([{ amount_out: '996' }]);
     expect(box.pending()).toBe(0);
     ws.terminate();
