@@ -2,6 +2,10 @@
 // database filled by the real `dexlake index` on the devnet give byte-equal answers (routes and token data); after
 // the indexer writes more blocks (and notifies), every process answers at the new height, equal to the others again,
 // and a `/ws` tokens.subscribe and a `/route/subscribe` subscriber on each process receive the pushes.
+//
+// "At the new height" is two heights per process: the token data's (/tokens `height`, the database head) and the
+// routing graph's (/health `route_height`, GET /route's X-Dexlake-Height), which applies the notification later, on
+// its own schedule. Routes are compared once every graph has reached the height; each wait has a deadline.
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../db/connect.ts';
@@ -13,6 +17,19 @@ import { SocketClient, type Message } from './tokens/harness.ts';
 const PROCESSES = 3;
 const FIRST = 100;
 const SECOND = 130;
+/** How long any one wait of this test may take before it fails, saying what it waited for. */
+const WAIT_MS = 30_000;
+
+/** `promise`, or a failure naming `what` after WAIT_MS. */
+async function within<T>(what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`)), WAIT_MS)));
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 const { url } = await createTestDatabase();
 const db = connect(url);
@@ -70,39 +87,51 @@ const TOKEN_QUERIES = [
   '/positions?account_id=trent.near',
 ];
 
-/** Each process's status and body for `path`. */
-async function answers(path: string): Promise<{ status: number; body: string }[]> {
+/** Each process's status, body and (for /route) X-Dexlake-Height for `path`. */
+async function answers(path: string): Promise<{ status: number; body: string; height: string | null }[]> {
   return Promise.all(
     servers.map(async ({ base }) => {
       const res = await fetch(`${base}${path}`);
-      return { status: res.status, body: await res.text() };
+      return { status: res.status, body: await res.text(), height: res.headers.get('x-dexlake-height') };
     }),
   );
 }
 
-/** Asserts every process gives the same 200 body for every query; returns the first process's bodies. */
-async function expectSameAnswers(queries: string[]): Promise<Map<string, string>> {
+/** Asserts every process gives the same 200 body for every query (a route at `height`, its header says); returns the
+ * first process's bodies. */
+async function expectSameAnswers(queries: string[], height: number): Promise<Map<string, string>> {
   const first = new Map<string, string>();
   for (const path of queries) {
     const all = await answers(path);
     expect(all[0]!.status, `${path}: ${all[0]!.body}`).toBe(200);
+    expect(all[0]!.height, `${path}: X-Dexlake-Height`).toBe(path.startsWith('/route?') ? String(height) : null);
     for (const answer of all.slice(1)) expect(answer, path).toEqual(all[0]);
     first.set(path, all[0]!.body);
   }
   return first;
 }
 
-/** Polls until every process's /tokens answers at `height`. */
+/** Polls until every process answers at `height`: its token data (/tokens) and its routing graph (/health
+ * route_height); fails after WAIT_MS naming the heights last seen. */
 async function untilHeight(height: number): Promise<void> {
-  for (let tries = 0; ; tries++) {
-    const heights = await Promise.all(servers.map(async ({ base }) => ((await (await fetch(`${base}/tokens?limit=1`)).json()) as Message).height));
-    if (heights.every((h) => h === height)) return;
-    if (tries > 600) throw new Error(`the processes did not reach height ${height}: ${heights.join(', ')}`);
+  const deadline = performance.now() + WAIT_MS;
+  for (;;) {
+    const seen = await Promise.all(
+      servers.map(async ({ base }) => {
+        const tokens = ((await (await fetch(`${base}/tokens?limit=1`)).json()) as Message).height as number;
+        const route = ((await (await fetch(`${base}/health`)).json()) as Message).route_height as number | null;
+        return { tokens, route };
+      }),
+    );
+    if (seen.every((s) => s.tokens === height && s.route === height)) return;
+    if (performance.now() > deadline) {
+      throw new Error(`the processes did not reach height ${height} within ${WAIT_MS} ms: ${seen.map((s) => `tokens ${s.tokens}, route_height ${s.route}`).join('; ')}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-/** A /route/subscribe client: every `{id, routes}` it receives, in order. */
+/** A /route/subscribe client: every `{id, routes, height}` it receives, in order; `next` fails after WAIT_MS. */
 async function routeSubscriber(base: string, id: number, query: string): Promise<{ frames: Message[]; next: () => Promise<Message> }> {
   const ws = new WebSocket(`${base.replace('http', 'ws')}/route/subscribe`);
   sockets.push(ws);
@@ -118,7 +147,8 @@ async function routeSubscriber(base: string, id: number, query: string): Promise
     ws.once('error', reject);
   });
   let read = 0;
-  const next = () => (read < frames.length ? Promise.resolve(frames[read++]!) : new Promise<Message>((resolve) => waiters.push((m) => (read++, resolve(m)))));
+  const next = () =>
+    within(`a /route/subscribe frame from ${base}`, read < frames.length ? Promise.resolve(frames[read++]!) : new Promise<Message>((resolve) => waiters.push((m) => (read++, resolve(m)))));
   ws.send(JSON.stringify({ id, query }));
   return { frames, next };
 }
@@ -134,7 +164,8 @@ describe(`${PROCESSES} dexlake serve processes on one database`, () => {
     routeQueries.push(route('near', 'wrap.near', '1000000000000000000000000'));
     const queries = [...routeQueries, ...TOKEN_QUERIES];
 
-    const before = await expectSameAnswers(queries);
+    await untilHeight(FIRST);
+    const before = await expectSameAnswers(queries, FIRST);
     for (const path of TOKEN_QUERIES) expect((JSON.parse(before.get(path)!) as Message).height, path).toBe(FIRST);
     const routed = routeQueries.filter((path) => (JSON.parse(before.get(path)!) as unknown[]).length > 0);
     expect(routed.length, 'routes were found').toBeGreaterThan(3);
@@ -145,8 +176,8 @@ describe(`${PROCESSES} dexlake serve processes on one database`, () => {
     for (const { base } of servers) {
       const client = await SocketClient.open(`${base.replace('http', 'ws')}/ws`);
       sockets.push(client.ws);
-      await client.next(); // hello
-      const subscribed = await client.request('tokens.subscribe', params, 1);
+      await within(`the /ws hello of ${base}`, client.next()); // hello
+      const subscribed = await within(`tokens.subscribe on ${base}`, client.request('tokens.subscribe', params, 1));
       expect(subscribed.result.height).toBe(FIRST);
       const view = new Map((subscribed.result.rows as unknown[][]).map(([token, ...values]) => [String(token), values]));
       tokenSubscribers.push({ client, height: FIRST, view });
@@ -155,13 +186,13 @@ describe(`${PROCESSES} dexlake serve processes on one database`, () => {
     const routeSubscribers = [];
     for (const { base } of servers) {
       const subscriber = await routeSubscriber(base, 7, routeQuery);
-      expect(await subscriber.next()).toEqual({ id: 7, routes: JSON.parse(before.get(routed[0]!)!) });
+      expect(await subscriber.next()).toEqual({ id: 7, routes: JSON.parse(before.get(routed[0]!)!), height: FIRST });
       routeSubscribers.push(subscriber);
     }
 
     await indexTo(SECOND);
     await untilHeight(SECOND);
-    const after = await expectSameAnswers(queries);
+    const after = await expectSameAnswers(queries, SECOND);
     for (const path of TOKEN_QUERIES) expect((JSON.parse(after.get(path)!) as Message).height, path).toBe(SECOND);
     expect([...after.values()], 'the new blocks changed the answers').not.toEqual([...before.values()]);
 
@@ -172,7 +203,7 @@ describe(`${PROCESSES} dexlake serve processes on one database`, () => {
     const expected = (table.rows as unknown[][]).map(([token, ...values]) => [String(token), values]).sort();
     for (const subscriber of tokenSubscribers) {
       while (subscriber.height < SECOND) {
-        const push = await subscriber.client.next();
+        const push = await within(`a tokens.subscribe push past height ${subscriber.height}`, subscriber.client.next());
         expect(push.height, 'a push never carries an older state').toBeGreaterThan(subscriber.height);
         subscriber.height = push.height;
         for (const [token, fields] of Object.entries((push.set ?? {}) as Record<string, Message>)) {
@@ -183,13 +214,16 @@ describe(`${PROCESSES} dexlake serve processes on one database`, () => {
       expect(subscriber.height).toBe(SECOND);
       expect([...subscriber.view].sort()).toEqual(expected);
     }
-    // Each route subscriber is pushed the routes GET /route now gives (the pools moved).
+    // Each route subscriber is pushed the routes GET /route now gives (the pools moved), computed at a height past
+    // the first one and at most the new one (only a change of the quotes is pushed).
     const routesNow = JSON.parse(after.get(routed[0]!)!) as unknown;
     expect(routesNow).not.toEqual(JSON.parse(before.get(routed[0]!)!));
     for (const subscriber of routeSubscribers) {
       let frame = await subscriber.next();
       while (JSON.stringify(frame.routes) !== JSON.stringify(routesNow)) frame = await subscriber.next();
-      expect(frame).toEqual({ id: 7, routes: routesNow });
+      expect(frame).toEqual({ id: 7, routes: routesNow, height: expect.any(Number) });
+      expect(frame.height).toBeGreaterThan(FIRST);
+      expect(frame.height).toBeLessThanOrEqual(SECOND);
     }
   });
 });
