@@ -112,6 +112,25 @@ export interface QuoteContext {
   dexes?: readonly Dex[];
 }
 
+/**
+ * Each path's `min_amount_out` (the contract checks each path's last action on its own): the route's allowed loss,
+ * `out − worst(out)` over all paths, shared among the paths in proportion to output × pools, since a market that
+ * moves every pool a little costs a path of three pools about three times what it costs a path of one. A move that
+ * takes the whole route below its worst case then takes each path below its own minimum at about the same size, so
+ * the contract refuses a route within its slippage as rarely as per-path minimums allow (bench:route's robustness
+ * lines; test/routing/ref-contract.test.ts). Their sum is at least worst(out).
+ */
+export function pathMinimums(paths: readonly { out: bigint; hops: number }[], worst: (out: bigint) => bigint): bigint[] {
+  const total = paths.reduce((sum, p) => sum + p.out, 0n);
+  const loss = total - worst(total);
+  const weights = paths.map((p) => p.out * BigInt(p.hops));
+  const weight = weights.reduce((sum, w) => sum + w, 0n);
+  return paths.map((p, i) => {
+    const share = weight === 0n ? 0n : (loss * weights[i]!) / weight;
+    return share >= p.out ? 0n : p.out - share;
+  });
+}
+
 /** Builds the quote of one DEX's route; `volatilityPpm` feeds Auto slippage (slippageFor). */
 export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext, volatilityPpm = 0n): BuiltQuote {
   const { contracts } = ctx;
@@ -121,10 +140,7 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
   const hasSlippage = routing.hasSlippage;
   const slippage = hasSlippage ? slippageFor(query, route, volatilityPpm) : { numerator: 0n, denominator: 1n };
   const worstOf = (out: bigint) => (out * (slippage.denominator - slippage.numerator)) / slippage.denominator;
-  // A split guarantees each path's worst case: the sum of those (a unit or so below worstOf(total)). A plan's chain
-  // that ends in an intermediate token asks for nothing there.
-  const last = route.paths.at(-1)!.hops.at(-1)!;
-  const pathWorst = route.paths.map((p) => (p.hops.at(-1)!.tokenOut === last.tokenOut ? worstOf(p.amounts[p.amounts.length - 1]!) : 0n));
+  const pathWorst = pathMinimums(route.paths.map((p) => ({ out: p.amounts[p.amounts.length - 1]!, hops: p.hops.length })), worstOf);
   const worstOut = pathWorst.reduce((sum, w) => sum + w, 0n);
   const worstIn = ceilDiv(amountIn * (slippage.denominator + slippage.numerator), slippage.denominator);
   // What the calls send and ask for: exact in sends the input and wants the worst-case output; exact out sends
@@ -154,7 +170,7 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
 
   const estimated: AmountJson = route.mode === 'exact_in' ? { amount_out: amountOut.toString() } : { amount_in: amountIn.toString() };
   const worst: AmountJson = route.mode === 'exact_in' ? { amount_out: worstOut.toString() } : { amount_in: worstIn.toString() };
-  const outputToken = route.unwrapsOutput ? contracts.Wrap : last.tokenOut;
+  const outputToken = route.unwrapsOutput ? contracts.Wrap : route.paths[0]!.hops.at(-1)!.tokenOut;
   return {
     amount: route.mode === 'exact_in' ? amountOut : amountIn,
     costYocto,

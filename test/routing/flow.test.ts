@@ -464,11 +464,13 @@ describe('GET /route with the optimal-flow plan', () => {
     expect([...replayed!].filter(([t, v]) => t !== 'gamma.near' && v !== 0n)).toEqual([]);
     const out = replayed!.get('gamma.near')!;
     expect(quote!.estimated_amount).toEqual({ amount_out: out.toString() });
-    // Each path's last action asks for its own worst case (1% below what it pays); the others for nothing.
+    // Each path's last action asks for its part of the route's worst case: the 1% the route may lose, shared by what
+    // each path pays (both have two pools); the others for nothing.
     const paid = [0, 2].map((k) => execute(pools, ['alpha.near', 200_000n], actions.slice(0, k + 2).map((a) => ({ poolId: a.pool_id, tokenIn: a.token_in, tokenOut: a.token_out, amountIn: a.amount_in === undefined ? null : BigInt(a.amount_in) })))!.get('gamma.near')!);
     const [first, second] = [paid[0]!, paid[1]! - paid[0]!];
     expect(first + second).toBe(out);
-    expect(actions.map((a) => a.min_amount_out)).toEqual(['0', ((first * 99n) / 100n).toString(), '0', ((second * 99n) / 100n).toString()]);
+    const loss = out - (out * 99n) / 100n;
+    expect(actions.map((a) => a.min_amount_out)).toEqual(['0', (first - (loss * first) / out).toString(), '0', (second - (loss * second) / out).toString()]);
     expect(gas).toBe(180 * TGAS);
     // More than the best single path: 200 000 alpha through one shallow pool, then the deep one.
     const single = execute(pools, ['alpha.near', 200_000n], [

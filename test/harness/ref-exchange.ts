@@ -1,0 +1,144 @@
+// Ref's exchange as the chain runs it: its release wasm (near/vm/wasm/) in near/vm, its pools made through its own
+// methods (`add_simple_pool`, deposits through `ft_on_transfer`, `add_liquidity`), a trader's instant swap executed
+// exactly as the token's `ft_transfer_call` delivers it, and other accounts' swaps that move the market before it.
+// What a swap pays is read off the receipts the contract creates (its `ft_transfer` to the trader), never computed
+// here.
+import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { Contract, type Outcome } from '../../near/vm/runtime.ts';
+
+export const REF_RELEASES = ['1.9.17'] as const;
+export type RefRelease = (typeof REF_RELEASES)[number];
+
+const WASM_DIR = new URL('../../near/vm/wasm/', import.meta.url);
+/** A vendored release wasm (`ref_exchange_v1.9.17`), gunzipped. */
+export const wasmOf = (name: string): Uint8Array => new Uint8Array(gunzipSync(readFileSync(new URL(`${name}.wasm.gz`, WASM_DIR))));
+
+export const REF = 'v2.ref-finance.near';
+const OWNER = 'owner.near';
+const LP = 'lp.near';
+/** The account whose swaps move the market before the trader's. */
+export const MOVER = 'mover.near';
+const Y = 10n ** 24n;
+const TGAS = 10n ** 12n;
+/** Filler pools stand at the ids the snapshot has no simple pool for (Ref's pool ids are a vector's indices). */
+const FILLER: [string, string] = ['filler-a.near', 'filler-b.near'];
+/** What the mover holds of every token, inside the exchange. */
+const MOVER_BALANCE = 10n ** 36n;
+
+export interface SimplePool {
+  id: number;
+  tokens: [string, string];
+  amounts: [bigint, bigint];
+  /** Total fee, basis points. */
+  fee: number;
+}
+
+/** One action of an instant swap's msg, as the api sends it. */
+export interface SwapAction {
+  pool_id: number;
+  token_in: string;
+  token_out: string;
+  amount_in?: string;
+  min_amount_out: string;
+}
+
+/** A trader's instant swap as the chain ran it. */
+export interface SwapResult {
+  outcome: Outcome;
+  /** What the exchange sent the trader, per token (its `ft_transfer` receipts). */
+  paid: Map<string, bigint>;
+}
+
+function ok(out: Outcome, what: string): Outcome {
+  if (!out.ok) throw new Error(`${what}: ${out.error}`);
+  return out;
+}
+
+export class RefExchange {
+  readonly contract: Contract;
+
+  private constructor(release: RefRelease) {
+    this.contract = new Contract(REF, wasmOf(`ref_exchange_v${release}`), { balance: 10n ** 9n * Y });
+  }
+
+  /** The exchange holding `pools` at their ids (fillers between), made by its own methods, and the mover funded. */
+  static withPools(pools: readonly SimplePool[], release: RefRelease = '1.9.17'): RefExchange {
+    const ref = new RefExchange(release);
+    const c = ref.contract;
+    ok(c.call('new', { owner_id: OWNER, boost_farm_id: 'boostfarm.ref-labs.near', burrowland_id: 'contract.main.burrow.near', exchange_fee: 1600, referral_fee: 400 }, { predecessorId: REF }), 'new');
+    const tokens = [...new Set([...pools.flatMap((p) => p.tokens), ...FILLER])].sort();
+    ok(c.call('extend_whitelisted_tokens', { tokens }, { predecessorId: OWNER, attachedDeposit: 1n }), 'extend_whitelisted_tokens');
+    for (const account of [LP, MOVER]) ok(c.call('storage_deposit', { account_id: account }, { predecessorId: account, attachedDeposit: 10n ** 6n * Y }), 'storage_deposit');
+    const byId = new Map(pools.map((p) => [p.id, p]));
+    const last = Math.max(-1, ...byId.keys());
+    for (let id = 0; id <= last; id++) {
+      const pool = byId.get(id);
+      const added = ok(c.call('add_simple_pool', { tokens: pool?.tokens ?? FILLER, fee: pool?.fee ?? 30 }, { predecessorId: LP, attachedDeposit: Y / 10n }), 'add_simple_pool');
+      if (JSON.parse(new TextDecoder().decode(added.returnValue!)) !== id) throw new Error(`add_simple_pool: expected pool ${id}`);
+      if (pool === undefined) continue;
+      pool.tokens.forEach((token, i) => ref.deposit(LP, token, pool.amounts[i]!));
+      ok(c.call('add_liquidity', { pool_id: id, amounts: pool.amounts.map(String) }, { predecessorId: LP, attachedDeposit: Y / 100n }), `add_liquidity ${id}`);
+    }
+    for (const token of tokens) ref.deposit(MOVER, token, MOVER_BALANCE);
+    return ref;
+  }
+
+  /** `amount` of `token` into `account`'s balance in the exchange, as the token's `ft_transfer_call` with no msg. */
+  deposit(account: string, token: string, amount: bigint): void {
+    ok(this.contract.call('ft_on_transfer', { sender_id: account, amount: amount.toString(), msg: '' }, { predecessorId: token, signerId: account }), `deposit of ${token}`);
+  }
+
+  /** The exchange's state (storage and account), to come back to. */
+  save(): () => void {
+    const storage = new Map(this.contract.storage);
+    const account = { ...this.contract.account };
+    return () => {
+      this.contract.storage.clear();
+      for (const [k, v] of storage) this.contract.storage.set(k, v);
+      Object.assign(this.contract.account, account);
+    };
+  }
+
+  /** A pool's reserves, by its own view. */
+  poolAmounts(poolId: number): bigint[] {
+    return this.contract.viewJson<{ amounts: string[] }>('get_pool', { pool_id: poolId }).amounts.map(BigInt);
+  }
+
+  /**
+   * The trader's instant swap: the token's `ft_transfer_call` delivers `amount` of `tokenIn` with `msg` to the
+   * exchange's `ft_on_transfer`, with `prepaidGas` (what the token forwards).
+   */
+  instantSwap(trader: string, tokenIn: string, amount: bigint, msg: string, prepaidGas = 150n * TGAS): SwapResult {
+    const outcome = this.contract.call('ft_on_transfer', { sender_id: trader, amount: amount.toString(), msg }, { predecessorId: tokenIn, signerId: trader, prepaidGas, outputDataReceivers: [tokenIn] });
+    const paid = new Map<string, bigint>();
+    for (const receipt of outcome.receipts) {
+      for (const action of receipt.actions) {
+        if (action.kind !== 'FunctionCall' || action.method !== 'ft_transfer') continue;
+        const args = JSON.parse(new TextDecoder().decode(action.args)) as { receiver_id: string; amount: string };
+        if (args.receiver_id === trader) paid.set(receipt.receiverId, (paid.get(receipt.receiverId) ?? 0n) + BigInt(args.amount));
+      }
+    }
+    return { outcome, paid };
+  }
+
+  /**
+   * Another account sells `tokenIn` for `tokenOut` in pool `poolId` until the pool's spot price of `tokenIn` (in
+   * `tokenOut`) has fallen by `fraction` (0.001: 0.1%): the market moving against a route that trades that way.
+   */
+  move(poolId: number, tokenIn: string, tokenOut: string, fraction: number): void {
+    const pool = this.contract.viewJson<{ token_account_ids: string[]; amounts: string[]; total_fee: number }>('get_pool', { pool_id: poolId });
+    const x = Number(BigInt(pool.amounts[pool.token_account_ids.indexOf(tokenIn)]!));
+    const g = 1 - pool.total_fee / 10_000;
+    // After selling d: spot (y − out)/(x + d) = y·x / ((x + g·d)(x + d)), which is (1 − fraction)·y/x when
+    // g·d² + x(1 + g)·d + x²(1 − 1/(1 − fraction)) = 0.
+    const c = x * x * (1 - 1 / (1 - fraction));
+    const d = (-x * (1 + g) + Math.sqrt(x * x * (1 + g) ** 2 - 4 * g * c)) / (2 * g);
+    const amount = BigInt(Math.ceil(d));
+    if (amount <= 0n) return;
+    ok(
+      this.contract.call('swap', { actions: [{ pool_id: poolId, token_in: tokenIn, token_out: tokenOut, amount_in: amount.toString(), min_amount_out: '0' }] }, { predecessorId: MOVER, signerId: MOVER, attachedDeposit: 1n }),
+      `move of pool ${poolId}`,
+    );
+  }
+}
