@@ -184,9 +184,11 @@ describe('dexlake command line', () => {
   });
 });
 
-const asNobody = process.getuid?.() === 0 && existsSync('/usr/sbin/runuser');
-describe.skipIf(!asNobody)('as a normal user', () => {
-  it('initialises and reuses its own embedded PostgreSQL', async () => {
+// It runs dexlake as `nobody` through runuser, which only root can do: elsewhere the test is listed as skipped, its
+// name saying why.
+const cannotRunAsNobody = process.getuid?.() !== 0 ? 'not root, so it cannot run dexlake as nobody' : existsSync('/usr/sbin/runuser') ? undefined : 'no /usr/sbin/runuser';
+describe('as a normal user', () => {
+  it.skipIf(cannotRunAsNobody)(`initialises and reuses its own embedded PostgreSQL${cannotRunAsNobody ? ` (skipped: ${cannotRunAsNobody})` : ''}`, async () => {
     const dir = path.join(tmpdir(), `dexlake-nobody-${randomBytes(6).toString('hex')}`);
     const migrate = () =>
       new Promise<string>((resolve, reject) =>
