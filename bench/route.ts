@@ -536,7 +536,7 @@ async function boundSection(
   // pruned to the budget at 300 TGas and at 1 PGas (what ours would reach were its pool set not the limit), timed.
   const everyPoolFlow = (c: Case, maxTransactionGas: bigint | null, what: string) => {
     const started = performance.now();
-    const fits = (paths: readonly RoutePath[]) => maxTransactionGas === null || ammASwapFits(paths.flatMap((p) => p.hops), maxTransactionGas);
+    const fits = (paths: readonly RoutePath[]) => maxTransactionGas === null || ammASwapFits(paths, maxTransactionGas, false);
     const plan = flow.route(c.tokenIn, c.tokenOut, c.amountIn, fits, everyPool);
     const ms = performance.now() - started;
     const replay = plan === null ? null : executeActions(plan.paths.flatMap(chainActions), state, c.tokenIn, c.amountIn, c.tokenOut);

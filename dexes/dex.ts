@@ -121,6 +121,13 @@ export interface SignedMessageStep {
   IntentsQuote: { message_to_sign: string; quote_hash: string };
 }
 
+/** What bounds one call of a route: the network's prepaid gas per transaction, and whether a referrer is named (it
+ * lengthens what the contract logs). */
+export interface CallLimits {
+  maxTransactionGas: bigint;
+  referral: boolean;
+}
+
 /** How a DEX routes: its capabilities, its hops, and the calls that execute a route. */
 export interface DexRouting {
   /** Pools per path in each mode; 0: the mode is not offered. */
@@ -130,7 +137,7 @@ export interface DexRouting {
   /** Exact in: its calls execute chained paths from the input (DexRoute.paths) inside one call, as many as `fits`
    * the call's limits (gas within the network's prepaid gas per transaction, the receipt's logs), so the
    * optimal-flow router (api/routing/flow/) may route it over the hops with a `curve` when that gives more. */
-  flow?: { fits(paths: readonly RoutePath[], maxTransactionGas: bigint): boolean };
+  flow?: { fits(paths: readonly RoutePath[], limits: CallLimits): boolean };
   /** Where the request says native NEAR, the DEX trades wNEAR (wrapped before, unwrapped by the client after). */
   tradesWnear?: boolean;
   /** Whether its quotes carry slippage (false: 1:1 conversions, guaranteed request-for-quote fills). */

@@ -12,6 +12,9 @@ export interface FunctionCallStep {
   gas: bigint;
   /** Attached deposit, yoctoNEAR. */
   deposit: bigint;
+  /** What the call's receipts are metered to burn, all together, where the DEX has measured it (else the attached gas
+   * is what counts). */
+  burn?: bigint;
 }
 
 export const ONE_YOCTO = 1n;

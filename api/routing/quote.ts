@@ -40,7 +40,7 @@ export interface BuiltQuote {
   json: QuoteJson;
   /** The exact amount the request left open: the output (exact in) or the input (exact out). */
   amount: bigint;
-  /** Gas (at the floor price) and storage deposits, yoctoNEAR: what ranking charges the quote. */
+  /** Gas burnt (at the floor price) and storage deposits, yoctoNEAR: what ranking charges the quote. */
   costYocto: bigint;
 }
 
@@ -165,8 +165,10 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
   const signed = trader === null ? [] : (routing.signedMessages?.(route, { ...instructions, trader }) ?? []);
   const steps = capGas([...helpers, ...main]);
   const storage = helpers.filter((s) => s.methodName === 'storage_deposit').reduce((sum, s) => sum + s.deposit, 0n);
-  const gas = estimateGas(steps);
-  const costYocto = gas * GAS_PRICE_YOCTO + storage;
+  const maxGas = estimateGas(steps);
+  const burn = estimateGas(steps, 'burn');
+  // Ranking charges what the calls burn: unused prepaid gas is refunded.
+  const costYocto = burn * GAS_PRICE_YOCTO + storage;
 
   const estimated: AmountJson = route.mode === 'exact_in' ? { amount_out: amountOut.toString() } : { amount_in: amountIn.toString() };
   const worst: AmountJson = route.mode === 'exact_in' ? { amount_out: worstOut.toString() } : { amount_in: worstIn.toString() };
@@ -183,8 +185,8 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
       execution_instructions: [...toTransactions(steps), ...signed],
       token_output: outputTokenId(outputToken),
       needs_unwrap: route.unwrapsOutput,
-      estimated_max_gas_cost: (gas * GAS_PRICE_YOCTO).toString(),
-      estimated_gas_usage: gas.toString(),
+      estimated_max_gas_cost: (maxGas * GAS_PRICE_YOCTO).toString(),
+      estimated_gas_usage: burn.toString(),
       storage_deposits: storage.toString(),
       max_storage_deposits: storage.toString(),
     },
@@ -229,14 +231,15 @@ export function toTransactions(steps: readonly FunctionCallStep[]): { NearTransa
 
 /**
  * Gas units of the calls (near-facts.md): per transaction 216 119 000 000, per call 980 000 000 000 plus
- * 49 919 649 per byte of method name and JSON args, plus the gas attached.
+ * 49 919 649 per byte of method name and JSON args, plus the gas attached (`max`: what they may burn at most), or
+ * plus what the calls are metered to burn where their DEX has measured it (`burn`; the attached gas elsewhere).
  */
-export function estimateGas(steps: readonly FunctionCallStep[]): bigint {
+export function estimateGas(steps: readonly FunctionCallStep[], what: 'max' | 'burn' = 'max'): bigint {
   const transactions = BigInt(toTransactions(steps).length);
   let gas = transactions * GAS_PER_TRANSACTION;
   for (const s of steps) {
     const bytes = BigInt(Buffer.byteLength(s.methodName) + Buffer.byteLength(JSON.stringify(s.args)));
-    gas += GAS_PER_FUNCTION_CALL + GAS_PER_ARGS_BYTE * bytes + s.gas;
+    gas += GAS_PER_FUNCTION_CALL + GAS_PER_ARGS_BYTE * bytes + (what === 'burn' ? (s.burn ?? s.gas) : s.gas);
   }
   return gas;
 }

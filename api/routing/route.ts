@@ -155,7 +155,9 @@ export class Router {
       if (routing.flow !== undefined && !routing.hopsNeedTrader) {
         // The optimal flow over the pools with a curve, seeded with the paths' pools; kept only when it gives more.
         const seeds = [...top, ...complements, ...paths].flatMap((p) => p.hops.map((h) => h.poolId));
-        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, (p) => routing.flow!.fits(p, this.maxTransactionGas), seeds);
+        const { fits } = routing.flow;
+        const callLimits = { maxTransactionGas: this.maxTransactionGas, referral: query.referrerId !== null };
+        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, (p) => fits(p, callLimits), seeds);
         if (plan !== null && plan.amountOut > totalOut(paths)) paths = plan.paths;
       }
     } else {

@@ -20,7 +20,7 @@ export const ammA: Dex = {
   routing: {
     maxHops: { exactIn: 3, exactOut: 0 },
     splits: true,
-    flow: { fits: (paths, maxTransactionGas) => ammASwapFits(paths.flatMap((p) => p.hops), maxTransactionGas) },
+    flow: { fits: (paths, { maxTransactionGas, referral }) => ammASwapFits(paths, maxTransactionGas, referral) },
     tradesWnear: true,
     hasSlippage: true,
     hops: ammAHops,

@@ -4,55 +4,84 @@
 // by `ft_transfer` (or, with `skip_unwrap_near: false` and wNEAR out, as native NEAR). Pure.
 import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../instructions.ts';
 
-/** 180 TGas (C): near-facts.md gives no figure for the AmmA swap; Ref's own app attaches 180 TGas to the instant-swap
- * `ft_transfer_call` to the exchange (ref-finance/ref-ui @ 008b884 : src/services/swap.ts, parallelSwapCase and
- * smartRouteSwapCase, up to 2 hops there); @ref-finance/ref-sdk 1.5.0's instantSwap attaches 300 TGas. */
-export const AMM_A_SWAP_GAS = tgas(180);
-
-// Larger plans (the optimal-flow router's) attach what their actions need, from the mainnet receipts of
-// test/fixtures/blocks (ft_on_transfer at v2.ref-finance.near: one action burnt 7.75 TGas, block 151768255; two
-// actions 16.07 TGas, block 81206675, so about 8.3 TGas per action): 9 TGas per action, plus 65 TGas around them
-// (the token's ft_transfer_call and its resolve, 180 − 160.6 TGas forwarded in block 151768255, rounded up to 20;
-// the output's ft_transfer and exchange_callback_post_withdraw, 20 + 20 TGas prepaid in blocks 105089746 and
-// 125229395; 5 for the receipt itself), within the network's prepaid gas per transaction.
-export const AMM_A_ACTION_GAS = tgas(9);
-const AMM_A_FIXED_GAS = tgas(65);
-/** The most swap actions one instant swap can carry within `maxTransactionGas`: 26 at 300 TGas, 103 at 1 PGas. */
-export const ammAMaxActions = (maxTransactionGas: bigint): number => Number((maxTransactionGas - AMM_A_FIXED_GAS) / AMM_A_ACTION_GAS);
+// Gas of an instant swap, metered by running the contracts' own release wasm in near/vm at protocol 90 (R: the
+// runs of test/routing/ref-contract.test.ts and bench:route execute every quote's call through them; the runtime's
+// burnt gas is within 1-3% of real Ref receipts re-priced at protocol 90, near/vm/README.md):
+// - the input token's `ft_transfer_call` keeps 30 TGas and hands the rest to the exchange's `ft_on_transfer`
+//   (near-contract-standards' GAS_FOR_FT_TRANSFER_CALL, 25 TGas + 5 for its `ft_resolve_transfer`: wrap.near's wasm
+//   and near-sdk 4.1's example both forward prepaid − 30 TGas); it burns 3.5 TGas, its resolve 1.4;
+// - the exchange's `ft_on_transfer` burns at most 5 TGas + 3.2 TGas an action (the envelope of bench:route's routes
+//   over the real snapshot: 4 TGas + 2.7-3.2 an action), and prepays 20 TGas to the output's `ft_transfer` and 5 to
+//   `exchange_callback_post_withdraw`, 26.8 TGas with their receipts' fees; they burn 1.8 and 2.2 TGas.
+const GGAS = 1_000_000_000n;
+const TOKEN_KEEPS = tgas(30);
+const SWAP_BURN = 5_000n * GGAS;
+const ACTION_BURN = 3_200n * GGAS;
+const SWAP_PREPAYS = 26_800n * GGAS;
+/** What the token's call, the output's transfer, the callback and the resolve burn around the exchange's swap. */
+const AROUND_BURN = (3_500n + 1_800n + 2_200n + 1_400n) * GGAS;
+/** The margin on the exchange's metered need, in percent: the envelope is already above every metered swap, and a
+ * busier trie or a longer token id costs a little more. */
+const MARGIN_PERCENT = 20n;
 
 /** nearcore's limits on one receipt's logs (`max_number_logs`, `max_total_log_length`; C: nearcore
  * core/parameters/res/runtime_configs/parameters.yaml): a call past them fails whole. */
 const MAX_LOGS = 100;
 const MAX_LOG_BYTES = 16_384;
-/** Digits of the largest u128 (an amount or a share count). */
+/** Digits of the largest u128 (a share count). */
 const U128_DIGITS = 39;
-/** The longest NEAR account id (a referrer's). */
+/** The longest NEAR account id (the exchange's, a referrer's). */
 const MAX_ACCOUNT_ID = 64;
 
-/**
- * The most log bytes one swap action can write: the exchange logs two lines an action (R: mainnet receipts of
- * test/fixtures/blocks, e.g. 81206675; Ref 1.9.17's wasm logs the same in near/vm), `Swapped {in} {token_in} for
- * {out} {token_out}` (stable pools add `, total fee {fee}, admin fee {fee}`) and `Exchange {exchange} got {shares}
- * shares, ` followed by `No referral fee` or `Referral {referrer} got {shares} shares`.
- */
-function swapLogBytes(tokenIn: string, tokenOut: string): number {
-  const swapped = 'Swapped '.length + U128_DIGITS + 1 + tokenIn.length + ' for '.length + U128_DIGITS + 1 + tokenOut.length + ', total fee , admin fee '.length + 2 * U128_DIGITS;
-  const shares = 'Exchange '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares, '.length + 'Referral '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares'.length;
-  return swapped + shares;
-}
-
-/** Whether an instant swap's actions fit one receipt: its logs within nearcore's limits, its gas within the
- * network's prepaid gas per transaction. */
-export function ammASwapFits(actions: readonly { tokenIn: string; tokenOut: string }[], maxTransactionGas: bigint): boolean {
-  if (actions.length > ammAMaxActions(maxTransactionGas) || 2 * actions.length > MAX_LOGS) return false;
-  return actions.reduce((sum, a) => sum + swapLogBytes(a.tokenIn, a.tokenOut), 0) <= MAX_LOG_BYTES;
-}
-
-/** The gas an instant swap of `actions` actions attaches: 180 TGas, or what more actions need. */
+/** The gas an instant swap of `actions` actions attaches: 30 TGas for the token, and what the exchange's swap is
+ * metered to need with the margin, in whole TGas. */
 export function ammASwapGas(actions: number): bigint {
-  const needed = AMM_A_FIXED_GAS + BigInt(actions) * AMM_A_ACTION_GAS;
-  return needed > AMM_A_SWAP_GAS ? needed : AMM_A_SWAP_GAS;
+  const need = SWAP_BURN + BigInt(actions) * ACTION_BURN + SWAP_PREPAYS;
+  const withMargin = (need * (100n + MARGIN_PERCENT)) / 100n;
+  return TOKEN_KEEPS + tgas(1) * ((withMargin + tgas(1) - 1n) / tgas(1));
 }
+
+/** What an instant swap of `actions` actions is metered to burn, all its receipts together. */
+export function ammASwapBurn(actions: number): bigint {
+  return AROUND_BURN + SWAP_BURN + BigInt(actions) * ACTION_BURN;
+}
+
+/** The most swap actions one instant swap's gas allows within `maxTransactionGas`. */
+export function ammAMaxActions(maxTransactionGas: bigint): number {
+  let actions = 0;
+  while (ammASwapGas(actions + 1) <= maxTransactionGas) actions++;
+  return actions;
+}
+
+/**
+ * The most log bytes one swap action can write. The exchange logs two lines an action (R: mainnet receipts of
+ * test/fixtures/blocks, e.g. 81206675 and 114081912; Ref 1.9.17's wasm logs the same in near/vm): `Swapped {in}
+ * {token_in} for {out} {token_out}` (stable pools add `, total fee {fee}, admin fee {fee}`) and `Exchange {exchange}
+ * got {shares} shares, ` followed by `No referral fee` or `Referral {referrer} got {shares} shares`. The amounts are
+ * the quote's, one digit longer for a market that moved; share counts and account ids at their longest.
+ */
+function swapLogBytes(hop: SwapHop, amountIn: bigint, amountOut: bigint, referral: boolean): number {
+  const digits = (n: bigint) => n.toString().length + 1;
+  const swapped = 'Swapped '.length + digits(amountIn) + 1 + hop.tokenIn.length + ' for '.length + digits(amountOut) + 1 + hop.tokenOut.length;
+  const stableFees = hop.curve === undefined ? ', total fee , admin fee '.length + 2 * U128_DIGITS : 0;
+  const shares = 'Exchange '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares, '.length;
+  const referrer = referral ? 'Referral '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares'.length : 'No referral fee'.length;
+  return swapped + stableFees + shares + referrer;
+}
+
+/** A hop as the log bound reads it: a constant-product `curve` is a simple pool's (no fee figures in its line). */
+type SwapHop = { tokenIn: string; tokenOut: string; curve?: unknown };
+
+/** Whether an instant swap of these paths fits one receipt: its logs within nearcore's limits, its gas within the
+ * network's prepaid gas per transaction. */
+export function ammASwapFits(paths: readonly { hops: readonly SwapHop[]; amounts: readonly bigint[] }[], maxTransactionGas: bigint, referral: boolean): boolean {
+  const actions = paths.reduce((n, p) => n + p.hops.length, 0);
+  if (ammASwapGas(actions) > maxTransactionGas || 2 * actions > MAX_LOGS) return false;
+  let bytes = 0;
+  for (const p of paths) p.hops.forEach((hop, i) => (bytes += swapLogBytes(hop, p.amounts[i]!, p.amounts[i + 1]!, referral)));
+  return bytes <= MAX_LOG_BYTES;
+}
+
 /** 0.01 NEAR: the exchange's account registration (near-facts.md, inner-balance setup). */
 export const AMM_A_STORAGE_DEPOSIT = 10_000_000_000_000_000_000_000n;
 
@@ -109,7 +138,7 @@ export function ammASwapCalls(swap: AmmASwap): FunctionCallStep[] {
   if (first === undefined) throw new RangeError('AmmA swap: no hop');
   const total = swap.paths.reduce((sum, p) => (p.hops[0]!.tokenIn === first.tokenIn ? sum + p.amountIn : sum), 0n);
   const actions = swap.paths.reduce((sum, p) => sum + p.hops.length, 0);
-  return [ftTransferCall(first.tokenIn, swap.contractId, total, JSON.stringify(ammASwapMsg(swap)), ammASwapGas(actions))];
+  return [{ ...ftTransferCall(first.tokenIn, swap.contractId, total, JSON.stringify(ammASwapMsg(swap)), ammASwapGas(actions)), burn: ammASwapBurn(actions) }];
 }
 
 /** Inner-balance setup: the exchange's `storage_deposit` (0.01 NEAR; not registration_only, so the deposit also

@@ -25,6 +25,8 @@ const TGAS = 10n ** 12n;
 const FILLER: [string, string] = ['filler-a.near', 'filler-b.near'];
 /** What the mover holds of every token, inside the exchange. */
 const MOVER_BALANCE = 10n ** 36n;
+/** Who holds the stand-in token. */
+const TRADER_OF_TOKEN = 'holder.near';
 
 export interface SimplePool {
   id: number;
@@ -55,11 +57,27 @@ function ok(out: Outcome, what: string): Outcome {
   return out;
 }
 
+/** Every receipt of a swap transaction as the contracts ran it, with what each burnt. */
+export interface SwapTransaction {
+  /** The receipts in order: the token's `ft_transfer_call`, the exchange's `ft_on_transfer`, then what it created
+   * (the output's `ft_transfer`, `exchange_callback_post_withdraw`) and the token's `ft_resolve_transfer`. */
+  receipts: { method: string; prepaid: bigint; outcome: Outcome }[];
+  /** Gas burnt by all of them. */
+  burnt: bigint;
+}
+
 export class RefExchange {
   readonly contract: Contract;
+  /** A NEP-141 token (near-sdk 4.1's example) that stands in for every token's own calls when a transaction's gas is
+   * metered: the trader holds it and the exchange is registered with it. */
+  readonly token: Contract;
 
   private constructor(release: RefRelease) {
     this.contract = new Contract(REF, wasmOf(`ref_exchange_v${release}`), { balance: 10n ** 9n * Y });
+    this.token = new Contract('token.near', wasmOf('fungible_token_sdk4.1'));
+    ok(this.token.call('new_default_meta', { owner_id: TRADER_OF_TOKEN, total_supply: (10n ** 38n).toString() }, { predecessorId: 'token.near' }), 'token');
+    for (const account of [REF, 'trader.near']) ok(this.token.call('storage_deposit', { account_id: account }, { predecessorId: TRADER_OF_TOKEN, attachedDeposit: Y / 100n }), 'token registration');
+    ok(this.token.call('ft_transfer', { receiver_id: REF, amount: (10n ** 37n).toString() }, { predecessorId: TRADER_OF_TOKEN, attachedDeposit: 1n }), 'token balance of the exchange');
   }
 
   /** The exchange holding `pools` at their ids (fillers between), made by its own methods, and the mover funded. */
@@ -120,6 +138,36 @@ export class RefExchange {
       }
     }
     return { outcome, paid };
+  }
+
+  /**
+   * The whole transaction of a trader's instant swap, each receipt run by its contract's wasm with the gas its
+   * creator gave it: the input token's `ft_transfer_call` with `attachedGas`, the exchange's `ft_on_transfer` with
+   * what the token forwarded, the receipts the exchange created with theirs, and the token's resolve. The token's
+   * calls run on the stand-in token (its gas differs from a real token's by the bytes of the ids).
+   */
+  swapTransaction(trader: string, tokenIn: string, amount: bigint, msg: string, attachedGas: bigint): SwapTransaction {
+    const receipts: SwapTransaction['receipts'] = [];
+    const record = (method: string, prepaid: bigint, outcome: Outcome) => receipts.push({ method, prepaid, outcome });
+    const transfer = this.token.call('ft_transfer_call', { receiver_id: REF, amount: amount.toString(), msg }, { predecessorId: TRADER_OF_TOKEN, signerId: trader, attachedDeposit: 1n, prepaidGas: attachedGas });
+    record('ft_transfer_call', attachedGas, transfer);
+    const [onTransfer, resolve] = transfer.receipts.map((r) => r.actions[0]!);
+    if (onTransfer?.kind !== 'FunctionCall' || resolve?.kind !== 'FunctionCall') return { receipts, burnt: transfer.burntGas };
+    const swap = this.instantSwap(trader, tokenIn, amount, msg, onTransfer.gas).outcome;
+    record('ft_on_transfer', onTransfer.gas, swap);
+    for (const receipt of swap.receipts) {
+      for (const action of receipt.actions) {
+        if (action.kind !== 'FunctionCall') continue;
+        const args = JSON.parse(new TextDecoder().decode(action.args)) as Record<string, unknown>;
+        const ctx = { predecessorId: REF, signerId: trader, attachedDeposit: action.deposit, prepaidGas: action.gas };
+        if (action.method === 'ft_transfer') record('ft_transfer', action.gas, this.token.call('ft_transfer', args, ctx));
+        else record(action.method, action.gas, this.contract.call(action.method, args, { ...ctx, promiseResults: [{ status: 'successful', value: '' }] }));
+      }
+    }
+    const unused = swap.ok && swap.returnValue !== null ? new TextDecoder().decode(swap.returnValue) : `"${amount}"`;
+    const resolved = this.token.call('ft_resolve_transfer', { sender_id: TRADER_OF_TOKEN, receiver_id: REF, amount: amount.toString() }, { predecessorId: 'token.near', signerId: trader, prepaidGas: resolve.gas, promiseResults: [{ status: 'successful', value: unused }] });
+    record('ft_resolve_transfer', resolve.gas, resolved);
+    return { receipts, burnt: receipts.reduce((sum, r) => sum + r.outcome.burntGas, 0n) };
   }
 
   /**

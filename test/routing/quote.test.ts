@@ -30,5 +30,8 @@ describe('instructions', () => {
     // "near_deposit" 12 + "{}" 2 = 77 bytes, ·49 919 649 = 3 843 812 973; attached 10 + 5 TGas.
     // 216 119 000 000 + 1 960 000 000 000 + 3 843 812 973 + 15 000 000 000 000 = 17 179 962 812 973
     expect(estimateGas(steps)).toBe(17_179_962_812_973n);
+    // What they burn: the attached gas where no burn was metered, the metered 2 TGas where it was (5 − 2 = 3 less).
+    expect(estimateGas(steps, 'burn')).toBe(17_179_962_812_973n);
+    expect(estimateGas([steps[0]!, { ...steps[1]!, burn: tgas(2) }], 'burn')).toBe(14_179_962_812_973n);
   });
 });

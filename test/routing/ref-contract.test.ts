@@ -13,6 +13,7 @@ import { parsePoolsJson } from '../../dexes/amm-a/snapshot.ts';
 import { contractsOf } from '../../dexes/contracts.ts';
 import { poolStateEvents } from '../../indexer/pools-import/events.ts';
 import { writeImport } from '../../indexer/pools-import/write.ts';
+import { GAS_PRICE_YOCTO } from '../../api/routing/quote.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { readDataText } from '../harness/fixtures.ts';
 import { RefExchange, REF, type SimplePool, type SwapAction } from '../harness/ref-exchange.ts';
@@ -86,8 +87,9 @@ describe('AmmA quotes executed by Ref 1.9.17 on a moving market', () => {
     await app?.close();
   });
 
-  /** The quote's call on the exchange as it stands; `msg` replaced for a re-run without minimums. */
-  const run = (s: SignedSwap, msg = s.msg) => ref.instantSwap(TRADER, s.actions[0]!.token_in, s.amount, msg);
+  /** The quote's call on the exchange as it stands, with the gas a token forwards of the attached (near-contract-
+   * standards keeps 30 TGas); `msg` replaced for a re-run without minimums. */
+  const run = (s: SignedSwap, msg = s.msg) => ref.instantSwap(TRADER, s.actions[0]!.token_in, s.amount, msg, s.gas - 30n * 10n ** 12n);
 
   it('routes every sampled pair through the contract of the quotes', () => {
     expect(cases.map((c) => c.hops)).toEqual([...Array(8).fill(1), ...Array(8).fill(2), ...Array(8).fill(3)]);
@@ -107,6 +109,24 @@ describe('AmmA quotes executed by Ref 1.9.17 on a moving market', () => {
       // Only amounts of the input are named: no action depends on what an earlier one produced beyond its chain.
       expect(swap.actions.filter((a) => a.amount_in !== undefined && a.token_in !== c.tokenIn)).toEqual([]);
     }
+  });
+
+  it('every receipt of the transaction runs within the gas it is given; the quote burns what it says, and attaches more', () => {
+    const ratios: number[] = [];
+    for (const { c, swap } of swaps) {
+      unmoved();
+      const tx = ref.swapTransaction(TRADER, c.tokenIn, swap.amount, swap.msg, swap.gas);
+      expect(tx.receipts.map((r) => r.method)).toEqual(['ft_transfer_call', 'ft_on_transfer', 'ft_transfer', 'exchange_callback_post_withdraw', 'ft_resolve_transfer']);
+      for (const r of tx.receipts) expect(r.outcome.error, `${r.method} of ${c.tokenIn} -> ${c.tokenOut}`).toBeUndefined();
+      // The transaction's own conversion, as the quote counts it: its maximum less the attached gas.
+      const conversion = BigInt(swap.quote.estimated_max_gas_cost) / GAS_PRICE_YOCTO - swap.gas;
+      const estimated = BigInt(swap.quote.estimated_gas_usage) - conversion;
+      expect(tx.burnt).toBeLessThanOrEqual(estimated);
+      expect(estimated).toBeLessThan(swap.gas);
+      ratios.push(Number(estimated) / Number(tx.burnt));
+    }
+    ratios.sort((a, b) => a - b);
+    console.log(`estimated burn / metered burn over ${ratios.length} quotes: min ${ratios[0]!.toFixed(3)} median ${ratios[ratios.length >> 1]!.toFixed(3)} max ${ratios.at(-1)!.toFixed(3)}`);
   });
 
   it('after the market moves against it, no quote fails on an intermediate step, and a refusal is a real shortfall', () => {

@@ -115,7 +115,8 @@ describe('GET /route', () => {
     const calls = decodedCalls(quote!);
     expect(calls).toHaveLength(1);
     const [receiver, method, args, gas, deposit] = calls[0]!;
-    expect([receiver, method, gas, deposit]).toEqual(['alpha.near', 'ft_transfer_call', 180 * TGAS, '1']);
+    // Two actions' metered gas (dexes/amm-a/instructions.ts): 30 TGas for the token, ceil(1.2 · (5 + 2·3.2 + 26.8)) = 46.
+    expect([receiver, method, gas, deposit]).toEqual(['alpha.near', 'ft_transfer_call', 76 * TGAS, '1']);
     const { msg, ...rest } = args as { msg: string };
     expect(rest).toEqual({ receiver_id: REF, amount: '1000' });
     expect(JSON.parse(msg)).toEqual({
@@ -273,7 +274,8 @@ describe('GET /route', () => {
     expect(calls.map(([, method, args, gas, deposit]) => [method, method === 'ft_transfer_call' ? null : args, gas, deposit])).toEqual([
       ['storage_deposit', { account_id: 'alice.near', registration_only: true }, 10 * TGAS, '1250000000000000000000'],
       ['near_deposit', {}, 5 * TGAS, String(10n ** 24n)],
-      ['ft_transfer_call', null, 180 * TGAS, '1'],
+      // One action: 30 TGas for the token, ceil(1.2 · (5 + 3.2 + 26.8)) = 42 for the exchange.
+      ['ft_transfer_call', null, 72 * TGAS, '1'],
     ]);
   });
 

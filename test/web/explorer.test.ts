@@ -191,11 +191,13 @@ describe('the explorer', () => {
     // 5·10^12 gas is 5 TGas; 10^26 yoctoNEAR is 100 NEAR.
     expect([call.gas, call.deposit]).toEqual([5_000_000_000_000, '100000000000000000000000000']);
     expect(await first.locator('.action p').first().textContent()).toBe('near_deposit · gas 5 TGas · deposit 100 NEAR');
-    // Why it ranks where it does: its gas and storage costs, and its amount net of them. 18 721 725 279 077 600 000 000
-    // yoctoNEAR = 0.0187217252790776 NEAR, to 6 significant digits 0.0187217.
-    expect([quotes[0]!.estimated_max_gas_cost, quotes[0]!.storage_deposits]).toEqual(['18721725279077600000000', '0']);
+    // Why it ranks where it does: the gas it burns and its storage costs, and its amount net of them. 33 917 252 790 776
+    // gas at 10^8 yocto = 3 391 725 279 077 600 000 000 yoctoNEAR = 0.0033917252790776 NEAR, to 6 significant digits
+    // 0.00339173; at most 9 121 725 279 077 600 000 000 yoctoNEAR, 0.00912173 NEAR (a four-action swap attaches 84
+    // TGas and is metered to burn 26.7: 57.3 TGas apart).
+    expect([quotes[0]!.estimated_gas_usage, quotes[0]!.estimated_max_gas_cost, quotes[0]!.storage_deposits]).toEqual(['33917252790776', '9121725279077600000000', '0']);
     const why = await first.locator('.why').textContent();
-    expect(why).toContain('Gas 0.0187217 NEAR + storage 0 NEAR');
+    expect(why).toContain('Gas 0.00339173 NEAR (at most 0.00912173) + storage 0 NEAR');
     expect(why).toMatch(/net of costs \$/);
 
     // Live: the same query on /route/subscribe; blocks that move the pools bring new quotes.

@@ -100,7 +100,9 @@ export function routePage(main: HTMLElement, queryText: string): () => void {
         const amountKey = 'amount_out' in q.estimated_amount ? 'amount_out' : 'amount_in';
         const estimated = q.estimated_amount[amountKey] as string;
         const worst = q.worst_case_amount[amountKey] as string;
-        const costNear = Number(near(q.estimated_max_gas_cost, 12).replace(/,/g, '')) + Number(near(q.storage_deposits, 12).replace(/,/g, ''));
+        // What ranking charges: the gas the calls burn (at 10^8 yocto a gas unit) and the storage deposits.
+        const burnYocto = (BigInt(q.estimated_gas_usage) * 100_000_000n).toString();
+        const costNear = Number(near(burnYocto, 12).replace(/,/g, '')) + Number(near(q.storage_deposits, 12).replace(/,/g, ''));
         const costUsd = costNear * nearUsd;
         const amountUsd = Number(units(estimated, output.decimals, 12).replace(/,/g, '')) * outUsd;
         const net = Number.isFinite(costUsd) && Number.isFinite(amountUsd) ? (amountKey === 'amount_out' ? amountUsd - costUsd : -(amountUsd + costUsd)) : null;
@@ -119,7 +121,7 @@ export function routePage(main: HTMLElement, queryText: string): () => void {
           h(
             'p',
             { class: 'why' },
-            `Gas ${near(q.estimated_max_gas_cost)} NEAR + storage ${near(q.storage_deposits)} NEAR`,
+            `Gas ${near(burnYocto)} NEAR (at most ${near(q.estimated_max_gas_cost)}) + storage ${near(q.storage_deposits)} NEAR`,
             Number.isFinite(costUsd) ? ` (${usd(costUsd, 3)})` : '',
             net === null ? ' · ranked by amount (no price to value the costs)' : ` · net of costs ${usd(net, 6)}`,
             q.deadline ? ` · deadline ${q.deadline}` : '',
