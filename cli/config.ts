@@ -207,10 +207,9 @@ export const settings = {
   maxTransactionTgas: {
     env: 'DEXLAKE_MAX_TRANSACTION_TGAS',
     flag: '--max-transaction-tgas',
-    default: '300',
     expected: 'an integer from 300 to 1000',
     description:
-      "NEAR's most prepaid gas per transaction on the network, in TGas (`max_total_prepaid_gas` of the RPC's EXPERIMENTAL_protocol_config): 300, or 1000 from protocol version 83. Bounds the swap actions of one AmmA plan: 26 at 300, 103 at 1000",
+      "NEAR's most prepaid gas per transaction on the network, in TGas: 300, or 1000 from protocol version 83. Unset: `max_total_prepaid_gas` of NEAR_RPC_URL's EXPERIMENTAL_protocol_config, read when `serve` starts, else 300. No swap attaches more; an AmmA swap attaches its metered need plus 20% (one action 72 TGas; 300 TGas carries 60 actions, and a receipt's logs 50)",
     schema: z.coerce.number().int().min(300).max(1000),
   },
   quoteRelayUrl: {

@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { blockView } from '../near/lake-json.ts';
+import { DEFAULT_PARAMS, PROTOCOL_VERSION } from '../near/vm/params.ts';
 
 export interface RpcBlock {
   height: number;
@@ -84,6 +85,26 @@ export async function answer(chain: RpcChain, method: string, params: unknown): 
     const block = blockOf(chain, p);
     if (!isBlock(block)) return block;
     return { result: blockView({ height: block.height, hash: block.hash, prevHash: block.prevHash, timestampNs: block.timestampNs, author: 'devnet.poolv1.near', chunkHashes: [] }) };
+  }
+  if (method === 'EXPERIMENTAL_protocol_config') {
+    // The limits the devnet's contracts run under (near/vm's protocol parameters), as nearcore's view nests them.
+    const { limits } = DEFAULT_PARAMS;
+    return {
+      result: {
+        chain_id: chain.chainId,
+        protocol_version: PROTOCOL_VERSION,
+        runtime_config: {
+          wasm_config: {
+            limit_config: {
+              max_total_prepaid_gas: Number(limits.maxTotalPrepaidGas),
+              max_gas_burnt: Number(limits.maxGasBurnt),
+              max_number_logs: Number(limits.maxNumberLogs),
+              max_total_log_length: Number(limits.maxTotalLogLength),
+            },
+          },
+        },
+      },
+    };
   }
   if (method !== 'query') return { error: { name: 'HANDLER_ERROR', cause: { name: 'METHOD_NOT_FOUND', info: { method_name: method } }, code: -32601, message: 'Method not found' } };
   const block = blockOf(chain, p);

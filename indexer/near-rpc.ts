@@ -164,6 +164,26 @@ export async function blockHeader(rpcUrl: string, blockId: number | 'final', opt
   return { height, hash, prevHash, timestampMs: Number(BigInt(timestamp_nanosec) / 1_000_000n) };
 }
 
+const ProtocolConfigResult = z.object({
+  protocol_version: z.number().int(),
+  runtime_config: z.object({
+    // A number, or (nodes whose views serialize gas as text) a decimal string.
+    wasm_config: z.object({ limit_config: z.object({ max_total_prepaid_gas: z.union([z.number().int().nonnegative(), z.string().regex(/^\d+$/)]) }) }),
+  }),
+});
+
+/**
+ * The network's most prepaid gas per transaction (`EXPERIMENTAL_protocol_config`:
+ * runtime_config.wasm_config.limit_config.max_total_prepaid_gas; C: nearcore's RuntimeConfigView) and the protocol
+ * version it is in force at.
+ */
+export async function protocolLimits(rpcUrl: string, options: ViewOptions = {}): Promise<{ protocolVersion: number; maxTotalPrepaidGas: bigint }> {
+  const what = { contractId: 'the protocol config', methodName: 'EXPERIMENTAL_protocol_config' };
+  const parsed = ProtocolConfigResult.safeParse(await jsonRpc(rpcUrl, 'EXPERIMENTAL_protocol_config', { finality: 'final' }, what, options));
+  if (!parsed.success) throw new RpcError({ ...what, causeName: 'BAD_RESPONSE', detail: 'not a protocol config answer' });
+  return { protocolVersion: parsed.data.protocol_version, maxTotalPrepaidGas: BigInt(parsed.data.runtime_config.wasm_config.limit_config.max_total_prepaid_gas) };
+}
+
 const StateResult = z.object({
   values: z.array(z.object({ key: z.string(), value: z.string() })),
   block_height: z.number().int().nonnegative(),

@@ -1,7 +1,9 @@
 // The real `dexlake devnet rpc` and `dexlake bootstrap` commands: the devnet's NEAR JSON-RPC over its first 300 blocks,
 // a bootstrap from it at block 250 into an empty database, and the one line a height the node has not produced gives.
 import { afterAll, describe, expect, it } from 'vitest';
+import { transactionGasCeiling } from '../cli/serve.ts';
 import { connect } from '../db/connect.ts';
+import { protocolLimits } from '../indexer/near-rpc.ts';
 import { runDexlake, type Running } from './harness/cli.ts';
 import { createTestDatabase } from './harness/db.ts';
 
@@ -27,6 +29,20 @@ describe('dexlake devnet rpc and dexlake bootstrap', () => {
     expect(url, server.output()).not.toBe('');
     const status = await rpc(url, 'status', []);
     expect(status.result).toMatchObject({ chain_id: 'devnet', sync_info: { latest_block_height: 300, syncing: false } });
+
+    // The chain's prepaid gas per transaction: the devnet answers EXPERIMENTAL_protocol_config with the limits its
+    // contracts run under (protocol 90: 1 PGas since version 83's raise), and `serve` takes it unless overridden.
+    expect(await protocolLimits(url)).toEqual({ protocolVersion: 90, maxTotalPrepaidGas: 10n ** 15n });
+    const warnings: string[] = [];
+    const log = { info: () => {}, warn: (_: object, message: string) => void warnings.push(message) };
+    const TGAS = 10n ** 12n;
+    expect(await transactionGasCeiling({ nearRpcUrl: url, maxTransactionTgas: undefined }, log)).toBe(1000n * TGAS);
+    expect(await transactionGasCeiling({ nearRpcUrl: url, maxTransactionTgas: 300 }, log)).toBe(300n * TGAS);
+    expect(await transactionGasCeiling({ nearRpcUrl: undefined, maxTransactionTgas: undefined }, log)).toBe(300n * TGAS);
+    expect(warnings).toEqual([]);
+    // A node that does not answer: 300 TGas, and the log says why.
+    expect(await transactionGasCeiling({ nearRpcUrl: 'http://127.0.0.1:9', maxTransactionTgas: undefined }, log)).toBe(300n * TGAS);
+    expect(warnings).toEqual(['EXPERIMENTAL_protocol_config did not answer: swaps attach at most 300 TGas']);
 
     const { url: dbUrl } = await createTestDatabase();
     const boot = runDexlake(['bootstrap', '--rpc', url, '--height', '250'], { DATABASE_URL: dbUrl, LOG_LEVEL: 'warn' });
