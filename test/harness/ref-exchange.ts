@@ -66,6 +66,56 @@ export interface SwapTransaction {
   burnt: bigint;
 }
 
+/** An AmmA quote as the trader signs it: the input token's `ft_transfer_call` to the exchange. */
+export interface SignedSwap {
+  tokenIn: string;
+  tokenOut: string;
+  amount: bigint;
+  msg: string;
+  actions: SwapAction[];
+  /** The gas the call attaches. */
+  gas: bigint;
+  estimated: bigint;
+  worst: bigint;
+}
+
+/** The quote JSON fields a signed swap is read from (service-spec.md's quote object). */
+export interface QuoteFields {
+  estimated_amount: Record<string, string>;
+  worst_case_amount: Record<string, string>;
+  execution_instructions: { NearTransaction?: { receiver_id: string; actions: { FunctionCall: { method_name: string; args: string; gas: number } }[] } }[];
+}
+
+/** The `ft_transfer_call` of `tokenIn` to the exchange in an AmmA quote; throws when there is not exactly one. */
+export function signedSwap(quote: QuoteFields, tokenIn: string, tokenOut: string): SignedSwap {
+  const calls = quote.execution_instructions.flatMap(({ NearTransaction: tx }) =>
+    tx?.receiver_id === tokenIn ? tx.actions.map((a) => a.FunctionCall).filter((c) => c.method_name === 'ft_transfer_call') : [],
+  );
+  if (calls.length !== 1) throw new Error(`expected one ft_transfer_call of ${tokenIn}, found ${calls.length}`);
+  const call = calls[0]!;
+  const { receiver_id, amount, msg } = JSON.parse(Buffer.from(call.args, 'base64').toString('utf8')) as { receiver_id: string; amount: string; msg: string };
+  if (receiver_id !== REF) throw new Error(`the swap goes to ${receiver_id}, not the exchange`);
+  return {
+    tokenIn,
+    tokenOut,
+    amount: BigInt(amount),
+    msg,
+    actions: (JSON.parse(msg) as { actions: SwapAction[] }).actions,
+    gas: BigInt(call.gas),
+    estimated: BigInt(quote.estimated_amount.amount_out!),
+    worst: BigInt(quote.worst_case_amount.amount_out!),
+  };
+}
+
+/** How a quote fared on a market that moved before it: paid (at least its worst case, or the check fails), failed on
+ * an intermediate step (any failure but the slippage check), or refused by a minimum where what it would have paid
+ * without the minimums was at least its worst case, or really below it. */
+export type Verdict = 'ok' | 'intermediate failure' | 'refused within slippage' | 'refused below it';
+export const VERDICTS: readonly Verdict[] = ['ok', 'intermediate failure', 'refused within slippage', 'refused below it'];
+
+/** What the token forwards to the exchange of the gas the call attaches (near-contract-standards keeps 30 TGas). */
+export const forwardedGas = (attached: bigint): bigint => attached - 30n * TGAS;
+
 export class RefExchange {
   readonly contract: Contract;
   /** A NEP-141 token (near-sdk 4.1's example) that stands in for every token's own calls when a transaction's gas is
@@ -168,6 +218,27 @@ export class RefExchange {
     const resolved = this.token.call('ft_resolve_transfer', { sender_id: TRADER_OF_TOKEN, receiver_id: REF, amount: amount.toString() }, { predecessorId: 'token.near', signerId: trader, prepaidGas: resolve.gas, promiseResults: [{ status: 'successful', value: unused }] });
     record('ft_resolve_transfer', resolve.gas, resolved);
     return { receipts, burnt: receipts.reduce((sum, r) => sum + r.outcome.burntGas, 0n) };
+  }
+
+  /**
+   * `swap` executed by `trader` after `start()` (which sets the market: the unmoved pools restored, then moves),
+   * judged: its verdict, and what it paid of its output.
+   */
+  judge(trader: string, swap: SignedSwap, start: () => void): { verdict: Verdict; paid: bigint } {
+    start();
+    const { outcome, paid } = this.instantSwap(trader, swap.tokenIn, swap.amount, swap.msg, forwardedGas(swap.gas));
+    const out = paid.get(swap.tokenOut) ?? 0n;
+    if (outcome.ok) {
+      if (out < swap.worst) throw new Error(`${swap.tokenIn} -> ${swap.tokenOut} paid ${out}, below its worst case ${swap.worst}`);
+      return { verdict: 'ok', paid: out };
+    }
+    if (!/E68: slippage error/.test(outcome.error ?? '')) return { verdict: 'intermediate failure', paid: 0n };
+    // What it would have paid without the minimums, on the same market.
+    start();
+    const free = JSON.stringify({ ...JSON.parse(swap.msg), actions: swap.actions.map((a) => ({ ...a, min_amount_out: '0' })) });
+    const unchecked = this.instantSwap(trader, swap.tokenIn, swap.amount, free, forwardedGas(swap.gas));
+    if (!unchecked.outcome.ok) return { verdict: 'intermediate failure', paid: 0n };
+    return { verdict: (unchecked.paid.get(swap.tokenOut) ?? 0n) >= swap.worst ? 'refused within slippage' : 'refused below it', paid: 0n };
   }
 
   /**

@@ -16,9 +16,9 @@ import { writeImport } from '../../indexer/pools-import/write.ts';
 import { GAS_PRICE_YOCTO } from '../../api/routing/quote.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { readDataText } from '../harness/fixtures.ts';
-import { RefExchange, REF, type SimplePool, type SwapAction } from '../harness/ref-exchange.ts';
+import { forwardedGas, RefExchange, signedSwap, type SignedSwap, type SimplePool, type Verdict } from '../harness/ref-exchange.ts';
 import { prng, sampleCases, type Case } from '../harness/route-cases.ts';
-import { decodedCalls, getRoute, type Quote } from './helpers.ts';
+import { getRoute, type Quote } from './helpers.ts';
 
 const HEIGHT = 116_000_000;
 const TRADER = 'trader.near';
@@ -29,43 +29,13 @@ const MOVES = [0.001, 0.003];
 const parsed = parsePoolsJson(JSON.parse(readDataText('pools/ref-indexer-pools-2024-04.json')));
 const snapshot: SimplePool[] = parsed.pools.map((p) => ({ id: p.poolId, tokens: p.tokens as [string, string], amounts: p.amounts as [bigint, bigint], fee: p.totalFee }));
 
-/** An AmmA quote as the trader signs it: the input token's `ft_transfer_call` to the exchange. */
-interface SignedSwap {
-  quote: Quote;
-  amount: bigint;
-  msg: string;
-  actions: SwapAction[];
-  gas: bigint;
-  estimated: bigint;
-  worst: bigint;
-}
-
-function signed(quote: Quote, c: Case): SignedSwap {
-  const calls = decodedCalls(quote).filter(([receiver, method]) => receiver === c.tokenIn && method === 'ft_transfer_call');
-  expect(calls).toHaveLength(1);
-  const [, , args, gas] = calls[0]!;
-  const { receiver_id, amount, msg } = args as { receiver_id: string; amount: string; msg: string };
-  expect(receiver_id).toBe(REF);
-  return {
-    quote,
-    amount: BigInt(amount),
-    msg,
-    actions: (JSON.parse(msg) as { actions: SwapAction[] }).actions,
-    gas: BigInt(gas),
-    estimated: BigInt(quote.estimated_amount.amount_out!),
-    worst: BigInt(quote.worst_case_amount.amount_out!),
-  };
-}
-
-type Verdict = 'ok' | 'intermediate failure' | 'refused within slippage' | 'refused below it';
-
 describe('AmmA quotes executed by Ref 1.9.17 on a moving market', () => {
   let app: FastifyInstance;
   let db: Awaited<ReturnType<typeof createMigratedDb>>;
   let ref: RefExchange;
   let unmoved: () => void;
   const cases = sampleCases(snapshot, 8, 20261128);
-  const swaps: { c: Case; swap: SignedSwap }[] = [];
+  const swaps: { c: Case; swap: SignedSwap; quote: Quote }[] = [];
 
   beforeAll(async () => {
     db = await createMigratedDb();
@@ -77,7 +47,7 @@ describe('AmmA quotes executed by Ref 1.9.17 on a moving market', () => {
       const res = await getRoute(app, { token_in: c.tokenIn, token_out: c.tokenOut, amount_in: c.amountIn.toString(), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: String(SLIPPAGE), dexes: 'AmmA' });
       expect(res.status).toBe(200);
       const quote = res.json().find((q) => q.dex_id === 'AmmA');
-      if (quote !== undefined) swaps.push({ c, swap: signed(quote, c) });
+      if (quote !== undefined) swaps.push({ c, swap: signedSwap(quote, c.tokenIn, c.tokenOut), quote });
     }
     // The exchange holding the same pools, made through its own methods.
     ref = RefExchange.withPools(snapshot);
@@ -88,8 +58,8 @@ describe('AmmA quotes executed by Ref 1.9.17 on a moving market', () => {
   });
 
   /** The quote's call on the exchange as it stands, with the gas a token forwards of the attached (near-contract-
-   * standards keeps 30 TGas); `msg` replaced for a re-run without minimums. */
-  const run = (s: SignedSwap, msg = s.msg) => ref.instantSwap(TRADER, s.actions[0]!.token_in, s.amount, msg, s.gas - 30n * 10n ** 12n);
+   * standards keeps 30 TGas). */
+  const run = (s: SignedSwap) => ref.instantSwap(TRADER, s.tokenIn, s.amount, s.msg, forwardedGas(s.gas));
 
   it('routes every sampled pair through the contract of the quotes', () => {
     expect(cases.map((c) => c.hops)).toEqual([...Array(8).fill(1), ...Array(8).fill(2), ...Array(8).fill(3)]);
@@ -113,14 +83,14 @@ describe('AmmA quotes executed by Ref 1.9.17 on a moving market', () => {
 
   it('every receipt of the transaction runs within the gas it is given; the quote burns what it says, and attaches more', () => {
     const ratios: number[] = [];
-    for (const { c, swap } of swaps) {
+    for (const { c, swap, quote } of swaps) {
       unmoved();
       const tx = ref.swapTransaction(TRADER, c.tokenIn, swap.amount, swap.msg, swap.gas);
       expect(tx.receipts.map((r) => r.method)).toEqual(['ft_transfer_call', 'ft_on_transfer', 'ft_transfer', 'exchange_callback_post_withdraw', 'ft_resolve_transfer']);
       for (const r of tx.receipts) expect(r.outcome.error, `${r.method} of ${c.tokenIn} -> ${c.tokenOut}`).toBeUndefined();
       // The transaction's own conversion, as the quote counts it: its maximum less the attached gas.
-      const conversion = BigInt(swap.quote.estimated_max_gas_cost) / GAS_PRICE_YOCTO - swap.gas;
-      const estimated = BigInt(swap.quote.estimated_gas_usage) - conversion;
+      const conversion = BigInt(quote.estimated_max_gas_cost) / GAS_PRICE_YOCTO - swap.gas;
+      const estimated = BigInt(quote.estimated_gas_usage) - conversion;
       expect(tx.burnt).toBeLessThanOrEqual(estimated);
       expect(estimated).toBeLessThan(swap.gas);
       ratios.push(Number(estimated) / Number(tx.burnt));
@@ -132,31 +102,16 @@ describe('AmmA quotes executed by Ref 1.9.17 on a moving market', () => {
   it('after the market moves against it, no quote fails on an intermediate step, and a refusal is a real shortfall', () => {
     const random = prng(7);
     const tally = new Map<string, Map<Verdict, number>>();
-    for (const { c, swap } of swaps) {
+    for (const { swap } of swaps) {
       // The route's pools, each in the direction the route trades it.
       const pools = [...new Map(swap.actions.map((a) => [a.pool_id, a])).values()];
       const one = pools[Math.floor(random() * pools.length)]!;
       for (const move of MOVES) {
         for (const [variant, moved] of [['every pool', pools], ['one pool', [one]]] as const) {
-          const market = () => {
+          const { verdict } = ref.judge(TRADER, swap, () => {
             unmoved();
             for (const a of moved) ref.move(a.pool_id, a.token_in, a.token_out, move);
-          };
-          market();
-          const { outcome, paid } = run(swap);
-          let verdict: Verdict;
-          if (outcome.ok) {
-            expect(paid.get(c.tokenOut)! >= swap.worst, `${c.tokenIn} -> ${c.tokenOut} paid below its worst case`).toBe(true);
-            verdict = 'ok';
-          } else if (!/E68: slippage error/.test(outcome.error ?? '')) {
-            verdict = 'intermediate failure';
-          } else {
-            // What it would have paid without the minimums, on the same moved market.
-            market();
-            const free = run(swap, JSON.stringify({ ...JSON.parse(swap.msg), actions: swap.actions.map((a) => ({ ...a, min_amount_out: '0' })) }));
-            expect(free.outcome.error).toBeUndefined();
-            verdict = free.paid.get(c.tokenOut)! >= swap.worst ? 'refused within slippage' : 'refused below it';
-          }
+          });
           const key = `${(move * 100).toFixed(1)}% ${variant}`;
           const counts = tally.get(key) ?? tally.set(key, new Map()).get(key)!;
           counts.set(verdict, (counts.get(verdict) ?? 0) + 1);
