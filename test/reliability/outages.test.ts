@@ -29,8 +29,9 @@ const USDT = 'usdt.tether-token.near';
 const ONE_NEAR = (10n ** 24n).toString();
 /** What "answers quickly" means here: well above an answer's normal time on a busy 2-core machine, far below a hang. */
 const QUICK_MS = 5_000;
-/** The issue's bound on the service coming back after PostgreSQL does. */
-const RESUME_MS = 10_000;
+/** A hang guard, not a measurement: how long a wait may last before the test fails naming what never came. How fast
+ * the api resumes and abandons a relay is measured by `npm run bench:outages`. */
+const HANG_MS = 60_000;
 /** How long PostgreSQL stays down: past the listeners' backoff ceilings and pg-listen's own 5 s of retrying. */
 const OUTAGE_MS = 8_000;
 
@@ -196,31 +197,28 @@ describe('PostgreSQL down while the api serves', () => {
     expect(api.child.exitCode).toBeNull();
 
     // PostgreSQL again, on the same port and data dir (crash recovery replays its WAL).
-    const restartedAt = performance.now();
     pg = await startEmbeddedPostgres({ dir, port: pgPort });
     expect(pg.port).toBe(pgPort);
+    // The api resumes by itself: /health and /tokens answer 200 again, read from the database (this /tokens was never
+    // answered before, so no cache holds it).
+    const tokensUrl = `${base}/tokens?fields=symbol&limit=2`;
     const upAt = performance.now();
-    let resumedMs: number | undefined;
-    for (;;) {
-      const [h, tokens] = [await quick(`${base}/health`), await quick(`${base}/tokens?fields=symbol&limit=2`)];
-      if (h.status === 200 && tokens.status === 200) {
-        resumedMs = Math.round(performance.now() - upAt);
-        break;
-      }
-      if (performance.now() - upAt > 30_000) break;
+    let [h, tokens] = [await quick(`${base}/health`), await quick(tokensUrl)];
+    while ((h.status !== 200 || tokens.status !== 200) && performance.now() - upAt < HANG_MS) {
       await delay(100);
+      [h, tokens] = [await quick(`${base}/health`), await quick(tokensUrl)];
     }
-    console.log(`PostgreSQL restarted in ${Math.round(upAt - restartedAt)} ms; the api answered /health and /tokens ${resumedMs} ms after it accepted connections`);
-    expect(resumedMs).toBeDefined();
-    expect(resumedMs!).toBeLessThan(RESUME_MS);
+    expect(h.status, `/health after PostgreSQL came back: ${h.body}`).toBe(200);
+    expect(JSON.parse(h.body)).toMatchObject({ db: 'ok', height });
+    expect(tokens.status, `/tokens after PostgreSQL came back: ${tokens.body}`).toBe(200);
+    expect(JSON.parse(tokens.body)).toMatchObject({ height, rows: [['near', 'NEAR'], ['wrap.near', 'wNEAR']] });
     expect((await quick(`${base}/route?${traderQuery}`)).status).toBe(200);
 
     // LISTEN again: wait for the api's two listeners, then commit new blocks.
     const admin = connect(pg.url);
     cleanups.push(() => admin.close());
-    const listenDeadline = performance.now() + 30_000;
+    const listenDeadline = performance.now() + HANG_MS;
     while ((await listeningSessions(admin)) < 2 && performance.now() < listenDeadline) await delay(100);
-    console.log(`LISTEN re-established ${Math.round(performance.now() - upAt)} ms after PostgreSQL came back`);
     expect(await listeningSessions(admin)).toBeGreaterThanOrEqual(2);
 
     const routeMessages = routes.messages.length;
@@ -247,14 +245,23 @@ describe('PostgreSQL down while the api serves', () => {
   });
 });
 
-/** A relay that accepts connections and reads requests but never answers them. */
-async function silentRelay(): Promise<{ url: string; requests: () => number; close(): Promise<void> }> {
+/** A relay that accepts connections and reads requests but never answers them; `aborted` resolves once the asker
+ * has closed a request unanswered (it gave up on it). */
+async function silentRelay(): Promise<{ url: string; requests: () => number; aborted: Promise<void>; close(): Promise<void> }> {
   let requests = 0;
-  const server = createServer(() => void requests++);
+  let onAbort: () => void = () => {};
+  const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+  const server = createServer((req, res) => {
+    requests++;
+    res.on('close', () => {
+      if (!res.writableEnded) onAbort();
+    });
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests: () => requests,
+    aborted,
     close: () => {
       server.closeAllConnections();
       return new Promise((resolve) => server.close(() => resolve()));
@@ -265,7 +272,7 @@ async function silentRelay(): Promise<{ url: string; requests: () => number; clo
 // test/routing/quote-a.test.ts proves a relay slower than max_wait_ms (it answers later): the answer comes without
 // QuoteA. Here: a relay that is down (connection refused) and one that accepts and never answers.
 describe('solver relay down or silent', () => {
-  it('QuoteA is missing, every other quote is as without QuoteA, and max_wait_ms bounds the wait', async () => {
+  it('QuoteA is missing, every other quote is as without QuoteA, and a silent relay is given up on', async () => {
     const db = await createMigratedDb();
     await ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to: 120, signal: never, workers: 0 });
     const downPort = await freePort(); // nothing listens: refused at once
@@ -291,21 +298,17 @@ describe('solver relay down or silent', () => {
     expect(dexes.length).toBeGreaterThan(0);
     expect(dexes).not.toContain('QuoteA');
 
-    let started = performance.now();
     const refused = await down.inject(url);
-    const refusedMs = performance.now() - started;
     expect(refused.statusCode).toBe(200);
     expect(refused.body).toBe(expected.body);
 
-    started = performance.now();
-    const unanswered = await silentApp.inject(url);
-    const silentMs = performance.now() - started;
+    // The relay never answers: the api answers anyway, without its quote, and aborts the request it gave up on
+    // (how long it waited is bench:outages' figure).
+    const unanswered = await within(silentApp.inject(url), HANG_MS, 'the answer with a silent relay');
     expect(unanswered.statusCode).toBe(200);
     expect(unanswered.body).toBe(expected.body);
-    // It was asked (and so waited for), and the answer did not wait for it past max_wait_ms (+ a busy machine's slack).
-    expect(silent.requests()).toBe(1);
-    console.log(`relay refused: answered in ${Math.round(refusedMs)} ms; relay silent: ${Math.round(silentMs)} ms (max_wait_ms ${WAIT_MS})`);
-    expect(silentMs).toBeLessThan(WAIT_MS + QUICK_MS);
+    expect(silent.requests(), 'QuoteA asked the relay').toBe(1);
+    await within(silent.aborted, HANG_MS, 'the api to abort its request to the silent relay');
   });
 });
 
