@@ -53,7 +53,9 @@ import { readText } from '../indexer/sources/raw.ts';
 import { CpmmNetwork } from '../api/routing/flow/solve.ts';
 import { FlowGraph } from '../api/routing/flow/index.ts';
 import { hopsOfPool } from '../api/routing/hops.ts';
-import { deepestReserves, sampleCases, type Case } from '../test/harness/route-cases.ts';
+import { deepestReserves, prng, sampleCases, type Case } from '../test/harness/route-cases.ts';
+import { RefExchange, signedSwap, VERDICTS, type QuoteFields, type Verdict } from '../test/harness/ref-exchange.ts';
+import { GAS_PRICE_YOCTO } from '../api/routing/quote.ts';
 
 /** AmmA actions one transaction carries at 300 TGas (26) and at protocol 83's 1 PGas (103). */
 const POOLS_FILE = fileURLToPath(new URL('../test/fixtures/pools/ref-indexer-pools-2024-04.json.gz', import.meta.url));
@@ -340,6 +342,7 @@ async function run(): Promise<void> {
     await writeImport(db, ammA, IMPORT_HEIGHT + 1, poolStateEvents(ammA, freePools, { contractId: contracts.AmmA, height: IMPORT_HEIGHT + 1, timestampMs: 0 }));
     await graph.loadAll();
     await boundSection('arb-free', free.pools, boundCases, routeAll, flowOf());
+    await contractSection('arb-free', free.pools, cases, router, (c) => query(c, 'AmmA'));
   } finally {
     globalThis.fetch = realFetch;
     await db.close();
@@ -609,6 +612,77 @@ async function boundSection(
   console.log(
     `latency  ${label.padEnd(8)} ours p50 ${percentile(ourMs, 50).toFixed(3)} ms p99 ${percentile(ourMs, 99).toFixed(3)} ms; SDK p50 ${percentile(sdkMs, 50).toFixed(1)} ms p99 ${percentile(sdkMs, 99).toFixed(1)} ms;` +
       ` ratio p50 ${(percentile(ourMs, 50) / percentile(sdkMs, 50)).toFixed(4)} (target <= 0.0100); section took ${((performance.now() - started) / 1000).toFixed(0)} s`,
+  );
+}
+
+/**
+ * Ours judged by Ref's own contract (release 1.9.17 in near/vm, test/harness/ref-exchange.ts) holding `state`: every
+ * case's AmmA quote (the answer GET /route gives) executed as the chain would, on the unmoved pools (the whole
+ * transaction, each receipt with the gas it is given) and after another account's swaps moved every pool of the
+ * route, or one drawn at random, 0.1% and 0.3% against it.
+ */
+async function contractSection(label: string, state: ReadonlyMap<number, BenchPool>, cases: readonly Case[], router: Router, queryOf: (c: Case) => RouteQuery): Promise<void> {
+  const started = performance.now();
+  const ref = RefExchange.withPools([...state.values()]);
+  const unmoved = ref.save();
+  const setup = (performance.now() - started) / 1000;
+  const random = prng(SEED);
+  const tally = new Map<string, Map<Verdict, number>>();
+  let exact = 0;
+  let failedReceipts = 0;
+  const burns: number[] = [];
+  const attached: number[] = [];
+  const ratios: number[] = [];
+  const actions: number[] = [];
+  let maxLogs = 0;
+  let maxLogBytes = 0;
+  let quoted = 0;
+  for (const c of cases) {
+    const quote = (await router.route(queryOf(c))).quotes.find((q) => q.dex_id === 'AmmA');
+    if (quote === undefined) continue;
+    quoted++;
+    // As a client reads it: the answer's JSON.
+    const swap = signedSwap(JSON.parse(JSON.stringify(quote)) as QuoteFields, c.tokenIn, c.tokenOut);
+    unmoved();
+    const tx = ref.swapTransaction('trader.near', c.tokenIn, swap.amount, swap.msg, swap.gas);
+    failedReceipts += tx.receipts.filter((r) => !r.outcome.ok).length;
+    const onTransfer = tx.receipts.find((r) => r.method === 'ft_on_transfer')?.outcome;
+    const paid = onTransfer?.receipts.flatMap((r) => r.actions).find((a) => a.kind === 'FunctionCall' && a.method === 'ft_transfer');
+    if (paid?.kind === 'FunctionCall' && BigInt((JSON.parse(new TextDecoder().decode(paid.args)) as { amount: string }).amount) === swap.estimated) exact++;
+    maxLogs = Math.max(maxLogs, onTransfer?.logs.length ?? 0);
+    maxLogBytes = Math.max(maxLogBytes, onTransfer?.logs.reduce((n, l) => n + Buffer.byteLength(l), 0) ?? 0);
+    const conversion = BigInt(quote.estimated_max_gas_cost) / GAS_PRICE_YOCTO - swap.gas;
+    burns.push(Number(tx.burnt) / 1e12);
+    attached.push(Number(swap.gas) / 1e12);
+    ratios.push(Number(BigInt(quote.estimated_gas_usage) - conversion) / Number(tx.burnt));
+    actions.push(swap.actions.length);
+    const pools = [...new Map(swap.actions.map((a) => [a.pool_id, a])).values()];
+    const one = pools[Math.floor(random() * pools.length)]!;
+    for (const move of [0.001, 0.003]) {
+      for (const [variant, moved] of [['every pool', pools], ['one pool', [one]]] as const) {
+        const { verdict } = ref.judge('trader.near', swap, () => {
+          unmoved();
+          for (const a of moved) ref.move(a.pool_id, a.token_in, a.token_out, move);
+        });
+        const key = `${(move * 100).toFixed(1)}% ${variant}`;
+        const counts = tally.get(key) ?? tally.set(key, new Map()).get(key)!;
+        counts.set(verdict, (counts.get(verdict) ?? 0) + 1);
+      }
+    }
+  }
+  const sorted = (list: number[]) => [...list].sort((a, b) => a - b);
+  const med = (list: number[]) => percentile(sorted(list), 50);
+  const max = (list: number[]) => Math.max(...list);
+  console.log(
+    `contract ${label.padEnd(8)} ${quoted} AmmA quotes executed by Ref 1.9.17 in near/vm (its pools made by its own methods in ${setup.toFixed(0)} s): ` +
+      `${exact} paid exactly their quote on the unmoved pools; receipts that failed ${failedReceipts}; logs at most ${maxLogs} lines, ${maxLogBytes} bytes a receipt (limits 100, 16384)`,
+  );
+  for (const [key, counts] of tally) {
+    console.log(`robust   ${label.padEnd(8)} ${key.padEnd(14)} ${VERDICTS.map((v) => `${v} ${counts.get(v) ?? 0}`).join(', ')}  (target: intermediate failure 0)`);
+  }
+  console.log(
+    `gas      ${label.padEnd(8)} metered burn a swap transaction median ${med(burns).toFixed(1)} TGas, max ${max(burns).toFixed(1)}; attached median ${med(attached).toFixed(0)} TGas, max ${max(attached).toFixed(0)} ` +
+      `(ceiling 300); estimated_gas_usage / metered median ${med(ratios).toFixed(2)}, min ${Math.min(...ratios).toFixed(2)}; actions median ${med(actions)}, max ${max(actions)}; section took ${((performance.now() - started) / 1000).toFixed(0)} s`,
   );
 }
 

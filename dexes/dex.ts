@@ -137,7 +137,11 @@ export interface DexRouting {
   /** Exact in: its calls execute chained paths from the input (DexRoute.paths) inside one call, as many as `fits`
    * the call's limits (gas within the network's prepaid gas per transaction, the receipt's logs), so the
    * optimal-flow router (api/routing/flow/) may route it over the hops with a `curve` when that gives more. */
-  flow?: { fits(paths: readonly RoutePath[], limits: CallLimits): boolean };
+  flow?: {
+    fits(paths: readonly RoutePath[], limits: CallLimits): boolean;
+    /** The gas each further action of its call is metered to burn: what a plan weighs a path's actions against. */
+    actionBurn: bigint;
+  };
   /** Where the request says native NEAR, the DEX trades wNEAR (wrapped before, unwrapped by the client after). */
   tradesWnear?: boolean;
   /** Whether its quotes carry slippage (false: 1:1 conversions, guaranteed request-for-quote fills). */

@@ -14,7 +14,7 @@ import { DatabaseUnavailableError, type RoutingGraph } from './graph.ts';
 import { hopsOfPool, type Hop, type HopContext } from './hops.ts';
 import { parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts';
 import { bestPathExactOut, indexHops, poolDisjoint, quotePath, splitExactIn, topPathsExactIn, topPathsExactInEach, type HopIndex, type PathQuote } from './paths.ts';
-import { buildQuote, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
+import { buildQuote, GAS_PRICE_YOCTO, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
 import { askRelay, type RelayQuote } from './quote-a.ts';
 import { FlowGraph } from './flow/index.ts';
 
@@ -155,10 +155,14 @@ export class Router {
       if (routing.flow !== undefined && !routing.hopsNeedTrader) {
         // The optimal flow over the pools with a curve, seeded with the paths' pools; kept only when it gives more.
         const seeds = [...top, ...complements, ...paths].flatMap((p) => p.hops.map((h) => h.poolId));
-        const { fits } = routing.flow;
+        const { fits, actionBurn } = routing.flow;
         const callLimits = { maxTransactionGas: this.maxTransactionGas, referral: query.referrerId !== null };
-        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, (p) => fits(p, callLimits), seeds);
-        if (plan !== null && plan.amountOut > totalOut(paths)) paths = plan.paths;
+        // An action's gas in the output token at the indexed prices (0 when a price is unknown: amounts alone).
+        const actionCost = yoctoInToken(actionBurn * GAS_PRICE_YOCTO, tokenOut, (t) => this.graph.token(t)) ?? 0n;
+        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, (p) => fits(p, callLimits), seeds, actionCost);
+        // Kept when it gives more, net of the gas of its further actions.
+        const actions = (list: readonly PathQuote[]) => BigInt(list.reduce((n, p) => n + p.hops.length, 0));
+        if (plan !== null && plan.amountOut - actionCost * actions(plan.paths) > totalOut(paths) - actionCost * actions(paths)) paths = plan.paths;
       }
     } else {
       const path = limits.exactOut > 0 ? bestPathExactOut(index, tokenIn, tokenOut, query.amount.amountOut, limits.exactOut) : null;

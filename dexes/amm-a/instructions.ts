@@ -17,6 +17,8 @@ const GGAS = 1_000_000_000n;
 const TOKEN_KEEPS = tgas(30);
 const SWAP_BURN = 5_000n * GGAS;
 const ACTION_BURN = 3_200n * GGAS;
+/** What one more swap action burns. */
+export const AMM_A_ACTION_BURN = ACTION_BURN;
 const SWAP_PREPAYS = 26_800n * GGAS;
 /** What the token's call, the output's transfer, the callback and the resolve burn around the exchange's swap. */
 const AROUND_BURN = (3_500n + 1_800n + 2_200n + 1_400n) * GGAS;

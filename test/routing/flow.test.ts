@@ -365,7 +365,8 @@ describe('the optimal flow over the real pool snapshot', () => {
   });
   /** A router over a graph whose pools `set` replaces (a new version each time). */
   const routerOver = (maxTransactionGas?: bigint) => {
-    const graph = { version: 0, pools: [] as RoutingPool[], poolsOf: (dex: string) => (dex === 'AmmA' ? graph.pools : []) };
+    // No token prices: routes by amount alone.
+    const graph = { version: 0, pools: [] as RoutingPool[], poolsOf: (dex: string) => (dex === 'AmmA' ? graph.pools : []), token: () => undefined };
     const router = new Router(graph as unknown as RoutingGraph, contractsOf('mainnet'), null, undefined, maxTransactionGas);
     const set = (pools: RoutingPool[]) => {
       graph.pools = pools;
@@ -376,6 +377,22 @@ describe('the optimal flow over the real pool snapshot', () => {
     const routes = () => best().map((route) => route?.paths.flatMap((p) => p.hops.map((h, i) => [h.poolId, i === 0 ? p.amounts[0] : null, p.amounts.at(-1)])));
     return { set, routes, best };
   };
+
+  it("weighs a plan's actions against their gas: a costlier action gives fewer actions and no less net of gas", () => {
+    const flow = new FlowGraph(snapshot.flatMap((p) => ammAHops(p, ctx)));
+    const seeds = snapshot.map((p) => p.poolId);
+    const all = () => true;
+    for (const [tokenIn, tokenOut, amount] of [['wrap.near', USDC, 10n ** 27n], ['usdt.tether-token.near', 'wrap.near', 5_000_000_000n]] as const) {
+      const free = flow.route(tokenIn, tokenOut, amount, all, seeds)!;
+      expect(free.actions).toBeGreaterThan(4);
+      // An action worth a thousandth of the output: a few paths at most pay for theirs.
+      const cost = free.amountOut / 1000n;
+      const costly = flow.route(tokenIn, tokenOut, amount, all, seeds, cost)!;
+      const net = (plan: typeof free) => plan.amountOut - cost * BigInt(plan.actions);
+      expect(costly.actions).toBeLessThan(free.actions);
+      expect(net(costly)).toBeGreaterThanOrEqual(net(free));
+    }
+  });
 
   it('answers the same to the same pools whatever state came before (no warm start from an earlier block)', () => {
     const fresh = routerOver();

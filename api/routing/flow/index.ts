@@ -107,7 +107,7 @@ export class FlowGraph {
    * every pool parallel to them and every other pool between two tokens they reach; a plan that does not fit keeps
    * the pools of its largest paths that fit together, and the problem is solved again over them.
    */
-  route(tokenIn: string, tokenOut: string, amountIn: bigint, fits: (paths: readonly RoutePath[]) => boolean, seeds: Iterable<string>): Plan | null {
+  route(tokenIn: string, tokenOut: string, amountIn: bigint, fits: (paths: readonly RoutePath[]) => boolean, seeds: Iterable<string>, actionCost = 0n): Plan | null {
     const i = this.tokenIndex.get(tokenIn);
     const o = this.tokenIndex.get(tokenOut);
     if (i === undefined || o === undefined || i === o || this.component[i] !== this.component[o] || amountIn <= 0n) return null;
@@ -145,6 +145,24 @@ export class FlowGraph {
         working.push(q);
       }
     }
+    let best = this.planOver(working, s, query, i, o, amountIn, fits);
+    // Each action costs its gas (`actionCost`, in output units): while it pays, the smaller half of the paths goes and
+    // the problem is solved again over the pools of the rest (a small trade spread over 40 pools gains less than
+    // their actions burn).
+    const net = (plan: Plan) => plan.amountOut - actionCost * BigInt(plan.actions);
+    while (actionCost > 0n && best !== null && best.paths.length > 1) {
+      const kept = best.trades.slice(0, Math.ceil(best.paths.length / 2));
+      const pools = [...new Set(kept.flat().map((t) => this.poolIndex.get(t.hop.poolId)!))];
+      const smaller = this.planOver(pools, s, query, i, o, amountIn, fits);
+      if (smaller === null || net(smaller) <= net(best)) break;
+      best = smaller;
+    }
+    return best;
+  }
+
+  /** The plan of the query over the `working` pools that fits, pruned and solved again until it does; or null. */
+  private planOver(start: readonly number[], s: Float64Array, query: FlowQuery, i: number, o: number, amountIn: bigint, fits: (paths: readonly RoutePath[]) => boolean): Plan | null {
+    let working = [...start];
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const value = this.solveOn(working, s, query);
       if (value === null) return null;
