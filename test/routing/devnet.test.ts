@@ -72,11 +72,12 @@ describe('GET /route over the devnet', () => {
     const ammcOut = (net * BigInt(row.amounts[1]!)) / (BigInt(row.amounts[0]!) + net);
     expect(byDex.get('AmmC')!.estimated_amount).toEqual({ amount_out: ammcOut.toString() });
 
-    // Ranking: output minus (gas cost + storage) in USDt at the indexed prices: cost·p(NEAR)·10^6 / (p(USDt)·10^24).
+    // Ranking: output minus (gas burnt at 10^8 yocto + storage) in USDt at the indexed prices:
+    // cost·p(NEAR)·10^6 / (p(USDt)·10^24).
     const { rows: prices } = await db.pool.query<{ token: string; price_usd: string }>(`select token, price_usd::text from token_market where token in ('near', $1)`, [USDT]);
     const price = (t: string) => BigInt(prices.find((p) => p.token === t)!.price_usd.replace('.', '')); // both have 18 decimals
     const value = (q: Quote) => {
-      const cost = BigInt(q.estimated_max_gas_cost) + BigInt(q.storage_deposits);
+      const cost = BigInt(q.estimated_gas_usage) * 100_000_000n + BigInt(q.storage_deposits);
       return BigInt(q.estimated_amount.amount_out!) - (cost * price('near') * 10n ** 6n) / (price(USDT) * NEAR);
     };
     for (let i = 1; i < quotes.length; i++) expect(value(quotes[i - 1]!) >= value(quotes[i]!)).toBe(true);
