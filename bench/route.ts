@@ -43,7 +43,7 @@ import { contractsOf } from '../dexes/contracts.ts';
 import { ammA } from '../dexes/amm-a/index.ts';
 import { DEXES } from '../dexes/index.ts';
 import { DEFAULT_MAX_TRANSACTION_GAS, tgas } from '../dexes/instructions.ts';
-import { ammASwapFits } from '../dexes/amm-a/instructions.ts';
+import { ammAMaxActions, ammASwapFits } from '../dexes/amm-a/instructions.ts';
 import type { RoutePath } from '../dexes/dex.ts';
 import type { Dex } from '../dexes/dex.ts';
 import { parsePoolsJson } from '../dexes/amm-a/snapshot.ts';
@@ -59,6 +59,8 @@ import { GAS_PRICE_YOCTO } from '../api/routing/quote.ts';
 
 /** AmmA actions one transaction carries at 300 TGas (26) and at protocol 83's 1 PGas (103). */
 const POOLS_FILE = fileURLToPath(new URL('../test/fixtures/pools/ref-indexer-pools-2024-04.json.gz', import.meta.url));
+/** A call that carries any plan (the flow without the action budget). */
+const UNBOUNDED = { maxActions: Infinity, fits: () => true };
 const CASES_PER_KIND = Number(process.env.BENCH_ROUTE_CASES ?? 80);
 const SEED = Number(process.env.BENCH_ROUTE_SEED ?? 20240401);
 /** The snapshot records no height; early April 2024 is about here. */
@@ -539,8 +541,8 @@ async function boundSection(
   // pruned to the budget at 300 TGas and at 1 PGas (what ours would reach were its pool set not the limit), timed.
   const everyPoolFlow = (c: Case, maxTransactionGas: bigint | null, what: string) => {
     const started = performance.now();
-    const fits = (paths: readonly RoutePath[]) => maxTransactionGas === null || ammASwapFits(paths, maxTransactionGas, false);
-    const plan = flow.route(c.tokenIn, c.tokenOut, c.amountIn, fits, everyPool);
+    const fit = maxTransactionGas === null ? UNBOUNDED : { maxActions: ammAMaxActions(maxTransactionGas), fits: (paths: readonly RoutePath[]) => ammASwapFits(paths, maxTransactionGas, false) };
+    const plan = flow.route(c.tokenIn, c.tokenOut, c.amountIn, fit, everyPool);
     const ms = performance.now() - started;
     const replay = plan === null ? null : executeActions(plan.paths.flatMap(chainActions), state, c.tokenIn, c.amountIn, c.tokenOut);
     if (plan !== null && (replay?.out !== plan.amountOut || replay.leftovers > 0)) throw new Error(`${what} plan does not re-execute to itself`);

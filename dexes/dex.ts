@@ -138,6 +138,8 @@ export interface DexRouting {
    * the call's limits (gas within the network's prepaid gas per transaction, the receipt's logs), so the
    * optimal-flow router (api/routing/flow/) may route it over the hops with a `curve` when that gives more. */
   flow?: {
+    /** The most actions one call carries (a bound `fits` also enforces, checked before amounts are worked out). */
+    maxActions(limits: CallLimits): number;
     fits(paths: readonly RoutePath[], limits: CallLimits): boolean;
     /** The gas each further action of its call is metered to burn: what a plan weighs a path's actions against. */
     actionBurn: bigint;
@@ -259,6 +261,8 @@ export interface Dex {
   activity: 'trade' | 'wrap' | 'stake';
   /** Block -> this DEX's events, numbered per receipt from 0; what it cannot read is an `undecoded` event. Pure. */
   decode(block: Block, contracts: DexContracts): DecodedDexEvent[];
+  /** What its pools' `totalFee` is a fraction of: 10,000 (basis points) unless given. */
+  feeDenominator?: number;
   /** A `pools.state` JSON value -> its state (default: amount fields revived by name). Throws when unreadable. */
   reviveState?(json: unknown): PoolStateCommon & Record<string, unknown>;
   fold?: DexFold;

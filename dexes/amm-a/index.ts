@@ -6,7 +6,7 @@ import { outputStorageSteps } from '../instructions.ts';
 import { decodeAmmA } from './decode.ts';
 import { AMM_A_DEX_ID } from './events.ts';
 import { ammAHops, ratesFromPayload } from './hops.ts';
-import { AMM_A_ACTION_BURN, ammASwapCalls, ammASwapFits } from './instructions.ts';
+import { AMM_A_ACTION_BURN, ammAMaxActions, ammASwapCalls, ammASwapFits } from './instructions.ts';
 import { ammABootstrap } from './bootstrap.ts';
 
 export const ammA: Dex = {
@@ -20,7 +20,11 @@ export const ammA: Dex = {
   routing: {
     maxHops: { exactIn: 3, exactOut: 0 },
     splits: true,
-    flow: { fits: (paths, { maxTransactionGas, referral }) => ammASwapFits(paths, maxTransactionGas, referral), actionBurn: AMM_A_ACTION_BURN },
+    flow: {
+      maxActions: ({ maxTransactionGas }) => ammAMaxActions(maxTransactionGas),
+      fits: (paths, { maxTransactionGas, referral }) => ammASwapFits(paths, maxTransactionGas, referral),
+      actionBurn: AMM_A_ACTION_BURN,
+    },
     tradesWnear: true,
     hasSlippage: true,
     hops: ammAHops,

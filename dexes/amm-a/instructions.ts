@@ -48,10 +48,11 @@ export function ammASwapBurn(actions: number): bigint {
   return AROUND_BURN + SWAP_BURN + BigInt(actions) * ACTION_BURN;
 }
 
-/** The most swap actions one instant swap's gas allows within `maxTransactionGas`. */
+/** The most swap actions one instant swap allows: its gas within `maxTransactionGas`, two log lines each within the
+ * receipt's 100 (so at most 50, which 300 TGas already carries). */
 export function ammAMaxActions(maxTransactionGas: bigint): number {
   let actions = 0;
-  while (ammASwapGas(actions + 1) <= maxTransactionGas) actions++;
+  while (actions < MAX_LOGS / 2 && ammASwapGas(actions + 1) <= maxTransactionGas) actions++;
   return actions;
 }
 
@@ -63,13 +64,16 @@ export function ammAMaxActions(maxTransactionGas: bigint): number {
  * the quote's, one digit longer for a market that moved; share counts and account ids at their longest.
  */
 function swapLogBytes(hop: SwapHop, amountIn: bigint, amountOut: bigint, referral: boolean): number {
-  const digits = (n: bigint) => n.toString().length + 1;
-  const swapped = 'Swapped '.length + digits(amountIn) + 1 + hop.tokenIn.length + ' for '.length + digits(amountOut) + 1 + hop.tokenOut.length;
-  const stableFees = hop.curve === undefined ? ', total fee , admin fee '.length + 2 * U128_DIGITS : 0;
-  const shares = 'Exchange '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares, '.length;
-  const referrer = referral ? 'Referral '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares'.length : 'No referral fee'.length;
-  return swapped + stableFees + shares + referrer;
+  const swapped = SWAPPED_BYTES + digitsAbove(amountIn) + hop.tokenIn.length + digitsAbove(amountOut) + hop.tokenOut.length;
+  return swapped + (hop.curve === undefined ? STABLE_FEE_BYTES : 0) + SHARES_BYTES + (referral ? REFERRER_BYTES : NO_REFERRER_BYTES);
 }
+const SWAPPED_BYTES = 'Swapped '.length + 1 + ' for '.length + 1;
+const STABLE_FEE_BYTES = ', total fee , admin fee '.length + 2 * U128_DIGITS;
+const SHARES_BYTES = 'Exchange '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares, '.length;
+const REFERRER_BYTES = 'Referral '.length + MAX_ACCOUNT_ID + ' got '.length + U128_DIGITS + ' shares'.length;
+const NO_REFERRER_BYTES = 'No referral fee'.length;
+/** An amount's digits, and one more for a market that moved. */
+const digitsAbove = (n: bigint): number => n.toString().length + 1;
 
 /** A hop as the log bound reads it: a constant-product `curve` is a simple pool's (no fee figures in its line). */
 type SwapHop = { tokenIn: string; tokenOut: string; curve?: unknown };
@@ -78,7 +82,7 @@ type SwapHop = { tokenIn: string; tokenOut: string; curve?: unknown };
  * network's prepaid gas per transaction. */
 export function ammASwapFits(paths: readonly { hops: readonly SwapHop[]; amounts: readonly bigint[] }[], maxTransactionGas: bigint, referral: boolean): boolean {
   const actions = paths.reduce((n, p) => n + p.hops.length, 0);
-  if (ammASwapGas(actions) > maxTransactionGas || 2 * actions > MAX_LOGS) return false;
+  if (actions > ammAMaxActions(maxTransactionGas)) return false;
   let bytes = 0;
   for (const p of paths) p.hops.forEach((hop, i) => (bytes += swapLogBytes(hop, p.amounts[i]!, p.amounts[i + 1]!, referral)));
   return bytes <= MAX_LOG_BYTES;

@@ -107,7 +107,7 @@ export class FlowGraph {
    * every pool parallel to them and every other pool between two tokens they reach; a plan that does not fit keeps
    * the pools of its largest paths that fit together, and the problem is solved again over them.
    */
-  route(tokenIn: string, tokenOut: string, amountIn: bigint, fits: (paths: readonly RoutePath[]) => boolean, seeds: Iterable<string>, actionCost = 0n): Plan | null {
+  route(tokenIn: string, tokenOut: string, amountIn: bigint, fit: CallFit, seeds: Iterable<string>, actionCost = 0n): Plan | null {
     const i = this.tokenIndex.get(tokenIn);
     const o = this.tokenIndex.get(tokenOut);
     if (i === undefined || o === undefined || i === o || this.component[i] !== this.component[o] || amountIn <= 0n) return null;
@@ -145,7 +145,7 @@ export class FlowGraph {
         working.push(q);
       }
     }
-    let best = this.planOver(working, s, query, i, o, amountIn, fits);
+    let best = this.planOver(working, s, query, i, o, amountIn, fit);
     // Each action costs its gas (`actionCost`, in output units): while it pays, the smaller half of the paths goes and
     // the problem is solved again over the pools of the rest (a small trade spread over 40 pools gains less than
     // their actions burn).
@@ -153,7 +153,7 @@ export class FlowGraph {
     while (actionCost > 0n && best !== null && best.paths.length > 1) {
       const kept = best.trades.slice(0, Math.ceil(best.paths.length / 2));
       const pools = [...new Set(kept.flat().map((t) => this.poolIndex.get(t.hop.poolId)!))];
-      const smaller = this.planOver(pools, s, query, i, o, amountIn, fits);
+      const smaller = this.planOver(pools, s, query, i, o, amountIn, fit);
       if (smaller === null || net(smaller) <= net(best)) break;
       best = smaller;
     }
@@ -161,7 +161,7 @@ export class FlowGraph {
   }
 
   /** The plan of the query over the `working` pools that fits, pruned and solved again until it does; or null. */
-  private planOver(start: readonly number[], s: Float64Array, query: FlowQuery, i: number, o: number, amountIn: bigint, fits: (paths: readonly RoutePath[]) => boolean): Plan | null {
+  private planOver(start: readonly number[], s: Float64Array, query: FlowQuery, i: number, o: number, amountIn: bigint, fit: CallFit): Plan | null {
     let working = [...start];
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const value = this.solveOn(working, s, query);
@@ -175,15 +175,27 @@ export class FlowGraph {
         const drop = cycle.map((c) => trades[planned.indexOf(c)]!).sort(byValue).at(-1)!;
         keep = trades.filter((t) => t !== drop);
       } else {
-        const built = buildPlan(planned, i, o, amountIn);
-        if ('plan' in built) {
-          if (fits(built.plan.paths)) return built.plan;
+        const built = buildPlan(planned, i, o, amountIn, fit.maxActions);
+        if ('tooLong' in built) {
+          // More actions than a call allows: the pools of the largest paths within the count, solved again.
+          let actions = 0;
+          const kept = built.tooLong.filter((path) => (actions += path.length) <= fit.maxActions);
+          const pools = new Set(kept.flat());
+          keep = trades.filter((_, k) => pools.has(planned[k]!));
+          if (keep.length === trades.length) keep = trades.sort(byValue).slice(0, -1);
+        } else if ('plan' in built) {
+          if (fit.fits(built.plan.paths)) return built.plan;
           // Too many actions (or log lines) for one call: the pools of the largest paths that fit together, and the
           // problem solved again over them alone. Pruning by the paths' shares keeps whole routes: the smallest
           // trades of a flow often sit in the middle of a large path.
-          const chosen: number[] = [];
-          for (let k = 0; k < built.plan.paths.length; k++) if (fits([...chosen, k].map((c) => built.plan.paths[c]!))) chosen.push(k);
-          const pools = new Set(chosen.flatMap((k) => built.plan.trades[k]!.map((t) => trades[planned.indexOf(t)]!)));
+          // The longest run of the largest paths that fits, by bisection (each check reads the whole run).
+          let [low, high] = [0, built.plan.paths.length - 1];
+          while (low < high) {
+            const mid = (low + high + 1) >> 1;
+            if (fit.fits(built.plan.paths.slice(0, mid))) low = mid;
+            else high = mid - 1;
+          }
+          const pools = new Set(built.plan.trades.slice(0, low).flatMap((path) => path.map((t) => trades[planned.indexOf(t)]!)));
           keep = trades.filter((t) => pools.has(t));
           // Each round drops at least one pool.
           if (keep.length === trades.length) keep = trades.sort(byValue).slice(0, -1);
@@ -223,6 +235,13 @@ export class FlowGraph {
     const p = this.network.pools[t.pool]!;
     return t.direction === 1 ? { hop: this.hopsAb[t.pool]!, from: p.a, to: p.b, weight: t.amountIn } : { hop: this.hopsBa[t.pool]!, from: p.b, to: p.a, weight: t.amountIn };
   }
+}
+
+/** What one call of a plan allows: at most `maxActions` actions, and paths that `fits` takes (the DEX's own rule:
+ * gas, log lines and bytes with the plan's exact amounts). */
+export interface CallFit {
+  maxActions: number;
+  fits(paths: readonly RoutePath[]): boolean;
 }
 
 /** Most valuable first; ties by pool. */

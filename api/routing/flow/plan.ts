@@ -19,8 +19,9 @@ export interface PlannedTrade {
   weight: number;
 }
 
-/** A plan, or the token whose inflow no pool of the flow could take (it would be left over). */
-export type PlanResult = { plan: Plan } | { stuck: number };
+/** A plan; or its paths (trades, largest first) when they take more than the actions allowed; or the token whose
+ * inflow no pool of the flow could take (it would be left over). */
+export type PlanResult = { plan: Plan } | { tooLong: PlannedTrade[][] } | { stuck: number };
 
 export interface Plan {
   /** Chained paths from the input to the output, largest share first: each path's first hop takes amounts[0] of the
@@ -42,7 +43,7 @@ const NEGLIGIBLE_SHARE = 1e-9;
  * input split among the paths in those shares (floors, the remainder to the largest). A path that would give
  * nothing (a pool refusing its part) is left out and its part goes to the largest.
  */
-export function buildPlan(trades: readonly PlannedTrade[], tokenIn: number, tokenOut: number, amountIn: bigint): PlanResult {
+export function buildPlan(trades: readonly PlannedTrade[], tokenIn: number, tokenOut: number, amountIn: bigint, maxActions = Infinity): PlanResult {
   let live = trades.filter((t) => t.from !== tokenOut && t.to !== tokenIn && t.weight > 0);
   // A trade is useful only if its input arrives and its output goes on: drop the others until none is left.
   for (let changed = true; changed; ) {
@@ -55,6 +56,7 @@ export function buildPlan(trades: readonly PlannedTrade[], tokenIn: number, toke
   if (live.length === 0) return { stuck: tokenIn };
   const shares = decompose(live, tokenIn, tokenOut);
   if (shares.length === 0) return { stuck: tokenIn };
+  if (shares.reduce((n, p) => n + p.trades.length, 0) > maxActions) return { tooLong: shares.map((p) => p.trades) };
   let paths = shares;
   for (;;) {
     const amounts = splitAmount(amountIn, paths.map((p) => p.share));
@@ -77,56 +79,60 @@ export function buildPlan(trades: readonly PlannedTrade[], tokenIn: number, toke
 
 /** The flow as paths from `tokenIn` to `tokenOut`, each with its share of the input, largest first. */
 function decompose(live: readonly PlannedTrade[], tokenIn: number, tokenOut: number): { trades: PlannedTrade[]; share: number }[] {
-  const out = new Map<number, PlannedTrade[]>();
+  // Trades by index; each token's outgoing trades, heaviest first (ties by pool id).
+  const out = new Map<number, number[]>();
   const inDegree = new Map<number, number>();
-  for (const t of live) {
-    (out.get(t.from) ?? out.set(t.from, []).get(t.from)!).push(t);
+  live.forEach((t, k) => {
+    (out.get(t.from) ?? out.set(t.from, []).get(t.from)!).push(k);
     inDegree.set(t.to, (inDegree.get(t.to) ?? 0) + 1);
-  }
-  for (const list of out.values()) list.sort((x, y) => y.weight - x.weight || comparePoolIds(x.hop.poolId, y.hop.poolId));
+  });
+  for (const list of out.values()) list.sort((x, y) => live[y]!.weight - live[x]!.weight || comparePoolIds(live[x]!.hop.poolId, live[y]!.hop.poolId));
   // Each trade's share of the input: a token's share (what reaches it) divided among its trades by their weights,
   // in topological order of the tokens (the trades hold no cycle).
   const reach = new Map<number, number>([[tokenIn, 1]]);
-  const share = new Map<PlannedTrade, number>();
+  const share = new Float64Array(live.length);
   const ready = [tokenIn];
-  while (ready.length > 0) {
-    const token = ready.shift()!;
+  for (let r = 0; r < ready.length; r++) {
+    const token = ready[r]!;
     const list = out.get(token) ?? [];
-    const total = list.reduce((sum, t) => sum + t.weight, 0);
-    for (const t of list) {
+    const total = list.reduce((sum, k) => sum + live[k]!.weight, 0);
+    for (const k of list) {
+      const t = live[k]!;
       const part = ((reach.get(token) ?? 0) * t.weight) / total;
-      share.set(t, part);
+      share[k] = part;
       reach.set(t.to, (reach.get(t.to) ?? 0) + part);
       const left = inDegree.get(t.to)! - 1;
       inDegree.set(t.to, left);
       if (left === 0 && t.to !== tokenOut) ready.push(t.to);
     }
   }
-  const paths: { trades: PlannedTrade[]; share: number }[] = [];
-  const open = (t: PlannedTrade) => (share.get(t) ?? 0) > 0;
-  while ((out.get(tokenIn) ?? []).some(open)) {
-    const path: PlannedTrade[] = [];
+  const paths: { trades: PlannedTrade[]; share: number; key: string }[] = [];
+  const first = out.get(tokenIn) ?? [];
+  while (first.some((k) => share[k]! > 0)) {
+    const path: number[] = [];
     let token = tokenIn;
     while (token !== tokenOut) {
-      let next: PlannedTrade | undefined;
-      for (const t of out.get(token) ?? []) if (open(t) && (next === undefined || share.get(t)! > share.get(next)!)) next = t;
-      if (next === undefined) break;
+      let next = -1;
+      for (const k of out.get(token) ?? []) if (share[k]! > 0 && (next < 0 || share[k]! > share[next]!)) next = k;
+      if (next < 0) break;
       path.push(next);
-      token = next.to;
+      token = live[next]!.to;
     }
     if (token !== tokenOut) {
       // Rounding left a share that leads nowhere: close the step into the dead end.
-      share.set(path.at(-1)!, 0);
+      share[path.at(-1)!] = 0;
       continue;
     }
-    const narrowest = path.reduce((a, t) => (share.get(t)! < share.get(a)! ? t : a));
-    const width = share.get(narrowest)!;
-    for (const t of path) share.set(t, t === narrowest ? 0 : Math.max(0, share.get(t)! - width));
-    if (width > NEGLIGIBLE_SHARE) paths.push({ trades: path, share: width });
+    const narrowest = path.reduce((a, k) => (share[k]! < share[a]! ? k : a));
+    const width = share[narrowest]!;
+    for (const k of path) share[k] = k === narrowest ? 0 : Math.max(0, share[k]! - width);
+    if (width > NEGLIGIBLE_SHARE) {
+      const trades = path.map((k) => live[k]!);
+      paths.push({ trades, share: width, key: trades.map((t) => t.hop.poolId).join(',') });
+    }
   }
   // Largest first; ties by the paths' pool ids (deterministic).
-  const key = (p: { trades: PlannedTrade[] }) => p.trades.map((t) => t.hop.poolId).join(',');
-  return paths.sort((x, y) => y.share - x.share || (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0));
+  return paths.sort((x, y) => y.share - x.share || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
 }
 
 /** `amount` split in proportion to `shares` (floors of integer 2^-52ths; the remainder to the first). */
@@ -146,28 +152,29 @@ function splitAmount(amount: bigint, shares: readonly number[]): bigint[] {
  * (or that would give nothing), if any.
  */
 function execute(paths: readonly Hop[][], amounts: readonly bigint[]): { paths: RoutePath[] } | { refused: number } {
-  const reserves = new Map<string, Map<string, bigint>>();
+  // Per pool traded: its first token and the two reserves as the trades so far left them.
+  const reserves = new Map<string, { first: string; r0: bigint; r1: bigint }>();
   const result: RoutePath[] = [];
   for (const [k, hops] of paths.entries()) {
     const amountsOf = [amounts[k]!];
     for (const hop of hops) {
-      const a = amountsOf.at(-1)!;
-      const pool = reserves.get(hop.poolId);
+      const a = amountsOf[amountsOf.length - 1]!;
+      let pool = reserves.get(hop.poolId);
       let out: bigint | null;
-      if (pool === undefined) out = a > 0n ? hop.out(a) : null;
-      else {
-        const { fee } = hop.curve!;
-        const x = pool.get(hop.tokenIn)!;
-        const y = pool.get(hop.tokenOut)!;
-        const withFee = a * (fee.denominator - fee.numerator);
-        const denominator = fee.denominator * x + withFee;
-        out = denominator === 0n ? null : (withFee * y) / denominator;
+      if (pool === undefined) {
+        out = a > 0n ? hop.out(a) : null;
+        pool = { first: hop.tokenIn, r0: hop.curve!.reserveIn, r1: hop.curve!.reserveOut };
+        reserves.set(hop.poolId, pool);
+      } else {
+        const forward = pool.first === hop.tokenIn;
+        const { numerator, denominator } = hop.curve!.fee;
+        const withFee = a * (denominator - numerator);
+        const scaled = denominator * (forward ? pool.r0 : pool.r1) + withFee;
+        out = scaled === 0n ? null : (withFee * (forward ? pool.r1 : pool.r0)) / scaled;
       }
       if (out === null || out <= 0n) return { refused: k };
-      const state = pool ?? new Map([[hop.tokenIn, hop.curve!.reserveIn], [hop.tokenOut, hop.curve!.reserveOut]]);
-      state.set(hop.tokenIn, state.get(hop.tokenIn)! + a);
-      state.set(hop.tokenOut, state.get(hop.tokenOut)! - out);
-      reserves.set(hop.poolId, state);
+      if (pool.first === hop.tokenIn) [pool.r0, pool.r1] = [pool.r0 + a, pool.r1 - out];
+      else [pool.r0, pool.r1] = [pool.r0 - out, pool.r1 + a];
       amountsOf.push(out);
     }
     result.push({ hops: [...hops], amounts: amountsOf });
