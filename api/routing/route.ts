@@ -13,7 +13,7 @@ import { jsonWithBigints } from '../../near/units.ts';
 import { DatabaseUnavailableError, type RoutingGraph } from './graph.ts';
 import { hopsOfPool, type Hop, type HopContext } from './hops.ts';
 import { parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts';
-import { bestPathExactOut, indexHops, poolDisjoint, quotePath, splitExactIn, topPathsExactIn, topPathsExactInEach, type HopIndex, type PathQuote } from './paths.ts';
+import { bestPathExactOut, indexHops, poolDisjoint, quotePath, refineDisjoint, splitExactIn, topPathsExactIn, topPathsExactInEach, type HopIndex, type PathQuote } from './paths.ts';
 import { buildQuote, GAS_PRICE_YOCTO, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
 import { askRelay, type RelayQuote } from './quote-a.ts';
 import { FlowGraph } from './flow/index.ts';
@@ -163,6 +163,11 @@ export class Router {
         // Kept when it gives more, net of the gas of its further actions.
         const actions = (list: readonly PathQuote[]) => BigInt(list.reduce((n, p) => n + p.hops.length, 0));
         if (plan !== null && plan.amountOut - actionCost * actions(plan.paths) > totalOut(paths) - actionCost * actions(paths)) paths = plan.paths;
+      }
+      // Paths that share no pool are a split: its shares, found in floating point or in chunks, are polished to units.
+      if (paths.length > 1 && new Set(paths.flatMap((p) => p.hops.map((h) => h.poolId))).size === paths.reduce((n, p) => n + p.hops.length, 0)) {
+        const refined = refineDisjoint(paths, amountIn);
+        if (refined !== null && totalOut(refined) > totalOut(paths)) paths = refined;
       }
     } else {
       const path = limits.exactOut > 0 ? bestPathExactOut(index, tokenIn, tokenOut, query.amount.amountOut, limits.exactOut) : null;
