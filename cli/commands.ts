@@ -19,10 +19,18 @@ import { bootstrap } from '../indexer/bootstrap.ts';
 import { readCheckpoint } from '../indexer/store.ts';
 import { resolveDevnetGenesis } from './devnet.ts';
 
+/** A range that ends before it starts is refused before anything starts (exit 2). */
+function checkRange(config: Config): void {
+  if (config.from !== undefined && config.to !== undefined && config.from > config.to) {
+    throw new ConfigError(`--from ${config.from} is after --to ${config.to}: expected from <= to`);
+  }
+}
+
 export async function index(config: Config): Promise<void> {
+  checkRange(config);
   const signal = stopSignal();
+  const logger = processLogger('indexer', config.logLevel);
   await withDatabase(config, async ({ url }) => {
-    const logger = processLogger('indexer', config.logLevel);
     const db = connect(url, { onError: (err) => logger.warn({ err: err.message }, 'database connection lost') });
     // The writer owns the schema; the status port opens only once it is migrated, so "healthy" means ready.
     const applied = await migrateToLatest(db.kysely);
@@ -74,7 +82,7 @@ export async function index(config: Config): Promise<void> {
       await db.close();
     }
     logger.info('indexer stopped');
-  });
+  }, logger);
 }
 
 /** The devnet's NEAR JSON-RPC, answering at heights up to `final()`; like the relay, a taken port costs a warning. */
@@ -122,10 +130,11 @@ export async function migrate(config: Config): Promise<void> {
 
 export async function replayCommand(config: Config): Promise<void> {
   if (config.from === undefined || config.to === undefined) throw new ConfigError('replay needs --from and --to');
+  checkRange(config);
   const { from, to } = config;
   const signal = stopSignal();
+  const logger = processLogger('replay', config.logLevel);
   await withDatabase(config, async ({ url }) => {
-    const logger = processLogger('replay', config.logLevel);
     const db = connect(url);
     try {
       await migrateToLatest(db.kysely);
@@ -138,12 +147,12 @@ export async function replayCommand(config: Config): Promise<void> {
     } finally {
       await db.close();
     }
-  });
+  }, logger);
 }
 
 export async function rebuildCommand(config: Config): Promise<void> {
+  const logger = processLogger('rebuild', config.logLevel);
   await withDatabase(config, async ({ url }) => {
-    const logger = processLogger('rebuild', config.logLevel);
     const db = connect(url);
     try {
       await migrateToLatest(db.kysely);
@@ -154,5 +163,5 @@ export async function rebuildCommand(config: Config): Promise<void> {
     } finally {
       await db.close();
     }
-  });
+  }, logger);
 }

@@ -68,7 +68,7 @@ export const settings = {
     flag: '--host',
     default: '127.0.0.1',
     expected: 'a host name or IP address',
-    description: 'Address the API listens on',
+    description: "Address the API listens on; under `index`, the indexer's status port, solver relay and devnet NEAR JSON-RPC",
     schema: z.string().regex(/^[A-Za-z0-9.:_\-[\]]+$/),
   },
   nearNetwork: {

@@ -14,11 +14,12 @@ const indexerSettings: SettingName[] = [
 /** commander's attribute name for a flag: `--data-dir` -> `dataDir`. */
 const attribute = (flag: string) => flag.replace(/^--/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-function withSettings(command: Command, names: SettingName[]): Command {
+/** `meaning`: what a setting does in this command, where that is narrower than its general description. */
+function withSettings(command: Command, names: SettingName[], meaning: Partial<Record<SettingName, string>> = {}): Command {
   for (const name of names) {
     const s = settings[name];
     const env = `env ${s.env}`;
-    command.option(`${s.flag} <value>`, `${s.description} (${'default' in s ? `${env}, default ${s.default}` : env})`);
+    command.option(`${s.flag} <value>`, `${meaning[name] ?? s.description} (${'default' in s ? `${env}, default ${s.default}` : env})`);
   }
   return command;
 }
@@ -54,7 +55,9 @@ withSettings(program.command('start').description('database, migrations, then th
 );
 
 const indexNames = [...commonSettings, ...indexerSettings, 'host' as const];
-withSettings(program.command('index').description('run the indexer: read blocks from the source into PostgreSQL'), indexNames).action(
+withSettings(program.command('index').description('run the indexer: read blocks from the source into PostgreSQL'), indexNames, {
+  host: "Address the indexer's own servers listen on: its status port (--indexer-port) and, with the devnet source, the solver relay (--relay-port) and NEAR JSON-RPC (--devnet-rpc-port)",
+}).action(
   async (_opts, command: Command) => {
     const { index } = await import('./commands.ts');
     await index(configOf(command, indexNames));
@@ -62,7 +65,9 @@ withSettings(program.command('index').description('run the indexer: read blocks 
 );
 
 const serveNames = [...commonSettings, ...apiSettings];
-withSettings(program.command('serve').description('run the api: routing and token data over HTTP and WebSocket'), serveNames).action(
+withSettings(program.command('serve').description('run the api: routing and token data over HTTP and WebSocket'), serveNames, {
+  host: 'Address the API listens on',
+}).action(
   async (_opts, command: Command) => {
     const { serve } = await import('./serve.ts');
     await serve(configOf(command, serveNames));
@@ -151,6 +156,7 @@ withSettings(
     .requiredOption('--port <P>', 'port to listen on (0: any free one)')
     .requiredOption('--blocks <N>', 'blocks the devnet has produced: heights 1..N are answered'),
   devnetRpcNames,
+  { host: 'Address the JSON-RPC listens on' },
 ).action(async (opts: { port: string; blocks: string }, command: Command) => {
   const { devnetRpc } = await import('./devnet.ts');
   await devnetRpc(configOf(command, devnetRpcNames), opts);

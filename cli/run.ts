@@ -20,8 +20,12 @@ export function stopSignal(): AbortSignal {
   return controller.signal;
 }
 
-export async function withDatabase<T>(config: Config, fn: (db: DatabaseHandle) => Promise<T>): Promise<T> {
-  const database = await openDatabase(config, (line) => process.stderr.write(`${line}\n`));
+/**
+ * `logger`: the process's logger, which the database's lines join so that a process logs in one format (pino JSON);
+ * without one (the commands that print text), they are plain lines on stderr.
+ */
+export async function withDatabase<T>(config: Config, fn: (db: DatabaseHandle) => Promise<T>, logger?: Logger): Promise<T> {
+  const database = await openDatabase(config, (level, line) => (logger ? logger[level](line) : process.stderr.write(`${line}\n`)));
   try {
     return await fn(database);
   } finally {

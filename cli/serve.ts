@@ -32,9 +32,9 @@ export async function transactionGasCeiling(config: Pick<Config, 'maxTransaction
 
 export async function serve(config: Config): Promise<void> {
   const signal = stopSignal();
+  const logger = processLogger('api', config.logLevel);
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { connectTimeoutMs: 2_000 });
-    const logger = processLogger('api', config.logLevel);
     const maxTransactionGas = await transactionGasCeiling(config, logger);
     const app = await buildServer({
       db,
@@ -54,6 +54,6 @@ export async function serve(config: Config): Promise<void> {
       await app.close();
       await db.close();
     }
-  });
+  }, logger);
 }
 

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { configEnv, type Config } from './config.ts';
 import { openDatabase } from './database.ts';
-import { formatLogLine, lineSplitter } from './log.ts';
+import { formatLogLine, LEVEL, lineSplitter } from './log.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 
@@ -13,8 +13,11 @@ const BIN = fileURLToPath(new URL('../bin/dexlake.js', import.meta.url));
 const CHILD_STOP_TIMEOUT_MS = 10_000;
 
 export async function start(config: Config): Promise<never> {
-  const say = (line: string) => process.stdout.write(`${formatLogLine('dexlake', JSON.stringify({ level: 30, time: Date.now(), msg: line }))}\n`);
-  const database = await openDatabase(config, say);
+  // This process's own lines, in the format of its children's (cli/log.ts).
+  const say = (line: string, level: number = LEVEL.info) =>
+    process.stdout.write(`${formatLogLine('dexlake', JSON.stringify({ level, time: Date.now(), msg: line }))}\n`);
+  // Its own PostgreSQL, never another dexlake's: a second `start` on a data dir in use stops there.
+  const database = await openDatabase(config, (level, line) => say(line, LEVEL[level]), { share: false });
   const children = new Map<string, ChildProcess>();
   let stopping: Promise<never> | undefined;
 
@@ -29,7 +32,7 @@ export async function start(config: Config): Promise<never> {
   let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     if (++signals > 1) {
-      say(`${signal} again: killing everything`);
+      say(`${signal} again: killing everything`, LEVEL.warn);
       for (const child of children.values()) child.kill('SIGKILL');
       return;
     }
@@ -48,7 +51,7 @@ export async function start(config: Config): Promise<never> {
       await db.close();
     }
   } catch (err) {
-    say(`migration failed: ${(err as Error).message}`);
+    say(`migration failed: ${(err as Error).message}`, LEVEL.error);
     return stopAll(1);
   }
   if (stopping) return stopping;
@@ -59,13 +62,13 @@ export async function start(config: Config): Promise<never> {
     // An IPC channel lets a child notice that this process died (even by SIGKILL) and stop by itself.
     const child = spawn(process.execPath, [BIN, command], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     children.set(name, child);
-    const print = lineSplitter((line) => process.stdout.write(`${formatLogLine(name, line)}\n`));
-    child.stdout!.on('data', print);
-    child.stderr!.on('data', print);
+    // A line that is not the child's pino JSON (a Node warning, a crash's stack) still gets a time and a level.
+    child.stdout!.on('data', lineSplitter((line) => process.stdout.write(`${formatLogLine(name, line, LEVEL.info)}\n`)));
+    child.stderr!.on('data', lineSplitter((line) => process.stdout.write(`${formatLogLine(name, line, LEVEL.warn)}\n`)));
     child.on('exit', (code, signal) => {
       children.delete(name);
       if (stopping) return;
-      say(`${name} exited unexpectedly (${signal ?? `code ${code}`}): stopping`);
+      say(`${name} exited unexpectedly (${signal ?? `code ${code}`}): stopping`, LEVEL.error);
       void stopAll(1);
     });
   }

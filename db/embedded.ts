@@ -109,23 +109,63 @@ async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   return true;
 }
 
+/** The server a cluster's postmaster.pid names: its pid, port (line 4) and status (line 8: ready, starting, stopping). */
+function postmaster(dir: string): { pid: number; port: number; status: string } | undefined {
+  const pidFile = path.join(dir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const lines = readFileSync(pidFile, 'utf8').split('\n');
+  return { pid: Number(lines[0]), port: Number(lines[3]), status: (lines[7] ?? '').trim() };
+}
+
+/** The parent of a live postgres that is a live node process: the dexlake that started it and will stop it. */
+function ownerOf(pid: number): number | undefined {
+  const parent = parentOf(pid);
+  return parent !== undefined && isNodeProcess(parent) ? parent : undefined;
+}
+
+export interface RunningEmbedded {
+  url: string;
+  port: number;
+  pid: number;
+  /** The dexlake process that started it (and stops it). */
+  owner: number;
+}
+
+/**
+ * The embedded PostgreSQL another running dexlake (`npm start`, or any command) started in `dir`, to connect to
+ * instead of starting a second server on the same files, which PostgreSQL refuses. Undefined when none runs there;
+ * an error when one is starting or stopping, or when its password cannot be read (another user's data dir).
+ */
+export function runningEmbeddedPostgres(dir: string, database = 'dexlake'): RunningEmbedded | undefined {
+  dir = path.resolve(dir);
+  const server = postmaster(dir);
+  if (server === undefined || !(server.pid > 0) || !alive(server.pid)) return undefined;
+  const owner = ownerOf(server.pid);
+  if (owner === undefined) return undefined; // an orphan: startEmbeddedPostgres shuts it down and starts anew
+  if (server.status !== 'ready') throw new Error(`the PostgreSQL in ${dir} (pid ${server.pid}, started by dexlake pid ${owner}) is ${server.status || 'not ready'}: try again`);
+  const password = readFileSync(path.join(path.dirname(dir), PASSWORD_FILE), 'utf8').trim();
+  return { url: `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${server.port}/${database}`, port: server.port, pid: server.pid, owner };
+}
+
 /**
  * A postmaster.pid left behind: either its process is gone (a crash; remove the file) or it is a postgres
  * orphaned by a killed dexlake (shut it down). A postgres whose parent is a live node process belongs to
- * another running dexlake: refuse rather than share or kill it.
+ * another running dexlake: refuse rather than share or kill it (the CLI's commands connect to it instead,
+ * runningEmbeddedPostgres).
  */
 async function clearStalePid(dir: string, log: (line: string) => void): Promise<void> {
   const pidFile = path.join(dir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+  const server = postmaster(dir);
+  if (server === undefined) return;
+  const { pid } = server;
   if (!(pid > 0) || !alive(pid)) {
     log(`removing stale ${pidFile} (process ${pid} is gone)`);
     rmSync(pidFile, { force: true });
     return;
   }
-  const parent = parentOf(pid);
-  if (parent !== undefined && isNodeProcess(parent)) {
-    throw new Error(`${dir} is in use by postgres (pid ${pid}, parent ${parent}): is another dexlake running?`);
+  const owner = ownerOf(pid);
+  if (owner !== undefined) {
+    throw new Error(`${dir} is in use by postgres (pid ${pid}, parent ${owner}): is another dexlake running?`);
   }
   log(`stopping orphaned postgres (pid ${pid}) left by an earlier run`);
   process.kill(pid, 'SIGINT');
@@ -243,10 +283,20 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     env: { ...process.env, LC_ALL: 'C' },
   });
   let output = '';
+  let stopping: Promise<void> | undefined;
+  // Our own fast shutdown ends the server's background work (an autovacuum, a parallel worker) with a FATAL line
+  // and its CONTEXT: expected, not a failure, so a clean stop shows none. A client's session cut is still shown.
+  const shutdownNoise = new Set<string>();
+  const isShutdownNoise = (line: string): boolean => {
+    const pid = /^\S+ \S+ \S+ \[(\d+)\] /.exec(line)?.[1];
+    if (stopping === undefined || pid === undefined) return false;
+    if (/ FATAL: +terminating (autovacuum process|background worker "[^"]*") due to administrator command/.test(line)) shutdownNoise.add(pid);
+    return shutdownNoise.has(pid) && /\] (FATAL|CONTEXT|DETAIL|HINT|STATEMENT): /.test(line);
+  };
   const collect = (d: Buffer) => {
     const text = d.toString();
     if (output.length < 64_000) output += text;
-    for (const line of text.split('\n')) if (line.trim()) log(line);
+    for (const line of text.split('\n')) if (line.trim() && !isShutdownNoise(line)) log(line);
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
@@ -262,7 +312,6 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     throw err;
   }
 
-  let stopping: Promise<void> | undefined;
   return {
     url: `${base}/${database}`,
     port,

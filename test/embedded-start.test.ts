@@ -1,6 +1,8 @@
 // The embedded PostgreSQL starts without a FATAL line in its log: a first start (initdb), a restart after the server
 // was killed (it recovers first: the longest start) and a restart after a clean stop. Connecting before the server
-// is ready used to log `FATAL: the database system is starting up` (or `is not yet accepting connections`).
+// is ready used to log `FATAL: the database system is starting up` (or `is not yet accepting connections`). Its clean
+// stop logs none either, even while an autovacuum works (`FATAL: terminating autovacuum process due to
+// administrator command` is our own shutdown's doing).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,5 +51,31 @@ describe('embedded PostgreSQL start', () => {
       expect(lines.some((l) => l.includes('database system is ready to accept connections')), start).toBe(true);
       expect(lines.filter((l) => /\b(FATAL|ERROR|PANIC):/.test(l)), start).toEqual([]);
     }
+  });
+
+  it('logs no FATAL line when stopped while an autovacuum works', { timeout: 120_000 }, async () => {
+    const lines: string[] = [];
+    // Autovacuum every second on any dead row, throttled to a crawl so that it is still at work when the stop comes.
+    const settings = { autovacuum_naptime: '1', autovacuum_vacuum_threshold: '0', autovacuum_vacuum_scale_factor: '0', autovacuum_vacuum_cost_limit: '1', autovacuum_vacuum_cost_delay: '100' };
+    const server = await startEmbeddedPostgres({ dir: path.join(home, 'pg-autovacuum'), port: 0, log: (line) => lines.push(line), settings });
+    const client = new pg.Client({ connectionString: server.url });
+    try {
+      await client.connect();
+      await client.query('create table dead (x int)');
+      await client.query('insert into dead select generate_series(1, 100000)');
+      await client.query('delete from dead');
+      const working = async () => (await client.query(`select 1 from pg_stat_activity where backend_type = 'autovacuum worker' and query like '%dead%'`)).rowCount! > 0;
+      const deadline = Date.now() + 60_000;
+      while (!(await working())) {
+        if (Date.now() > deadline) throw new Error('no autovacuum started within 60 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await client.end();
+      await server.stop();
+    }
+    // A clean, fast shutdown, which ended the worker.
+    expect(lines.some((l) => l.includes('database system is shut down'))).toBe(true);
+    expect(lines.filter((l) => /\b(FATAL|ERROR|PANIC|WARNING):/.test(l))).toEqual([]);
   });
 });
