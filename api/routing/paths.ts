@@ -340,14 +340,8 @@ export function splitExactIn(paths: readonly PathQuote[], amountIn: bigint, chun
     next[pick] = pathOut(paths[pick]!.hops, parts[pick]! + chunk);
   }
   if (refine) refineSplit(paths, parts, outs, chunk / 10n);
-  const used: PathQuote[] = [];
-  for (const [i, path] of paths.entries()) {
-    if (parts[i] === 0n) continue;
-    const amounts = quotePath(path.hops, parts[i]!);
-    if (amounts === null) return null;
-    used.push({ hops: path.hops, amounts });
-  }
-  return used.length >= 2 ? used : null;
+  const used = quoteParts(paths, parts);
+  return used !== null && used.length >= 2 ? used : null;
 }
 
 /**
@@ -361,14 +355,19 @@ export function refineDisjoint(paths: readonly PathQuote[], amountIn: bigint): P
   const outs = paths.map((p) => p.amounts[p.amounts.length - 1]!);
   // Down to units, any move that pays the trader more is taken: the outputs are what the contract pays.
   refineSplit(paths, parts, outs, amountIn / 1_000_000n, Infinity, 1n);
-  const refined: PathQuote[] = [];
+  return quoteParts(paths, parts);
+}
+
+/** The paths given a part each, quoted (those given nothing left out); null when a path refuses its part. */
+function quoteParts(paths: readonly PathQuote[], parts: readonly bigint[]): PathQuote[] | null {
+  const quoted: PathQuote[] = [];
   for (const [i, path] of paths.entries()) {
     if (parts[i] === 0n) continue;
     const amounts = quotePath(path.hops, parts[i]!);
     if (amounts === null) return null;
-    refined.push({ hops: path.hops, amounts });
+    quoted.push({ hops: path.hops, amounts });
   }
-  return refined;
+  return quoted;
 }
 
 /** Step sizes of refineSplit (a tenth of a chunk down to a millionth) and the moves allowed per step size. */
