@@ -211,8 +211,19 @@ function expectExactCharge(wasm: Uint8Array, name: string, arg: number, units: b
 describe('meter: the vendored release wasm', () => {
   const rows = readSources();
 
-  it('SOURCES.md lists the three vendored files', () => {
-    expect(rows.map((r) => r.file).sort()).toEqual(['fungible_token_sdk4.1.wasm', 'ref_exchange_v1.9.17.wasm', 'w_near.wasm']);
+  it('SOURCES.md lists the vendored files', () => {
+    expect(rows.map((r) => r.file).sort()).toEqual([
+      'defuse_0.2.10.wasm',
+      'fungible_token_sdk3.1.wasm',
+      'fungible_token_sdk4.1.wasm',
+      'ref_exchange_v1.6.2.wasm',
+      'ref_exchange_v1.7.2.wasm',
+      'ref_exchange_v1.8.0.wasm',
+      'ref_exchange_v1.9.16.wasm',
+      'ref_exchange_v1.9.17.wasm',
+      'ref_exchange_v1.9.4.wasm',
+      'w_near.wasm',
+    ]);
   });
 
   for (const row of rows) {
