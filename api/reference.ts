@@ -297,7 +297,7 @@ export function asyncApiDocument(methods: readonly Method[]): Json {
       },
       routes: {
         address: '/route/subscribe',
-        description: 'Live routing. Each `{id, query}` (GET /route\'s query string) replaces the previous request; `{id}` alone stops it. The server answers `{id, routes, height}` (the quotes, best first, and the block height they were computed at) at once and again when a pool of an asked DEX changes and the quotes changed (a new height alone is not sent); an invalid query gets `{id, error}` (GET /route\'s plain-text message) and the socket stays open. A frame that is not such JSON closes the connection.',
+        description: 'Live routing. Each `{id, query}` (GET /route\'s query string) replaces the previous request; `{id}` alone stops it. The server answers `{id, routes, height}` (the quotes, best first, and the block height they were computed at) at once and again when a pool of an asked DEX changes and the quotes changed (a new height alone is not sent); an invalid query gets `{id, error}` (GET /route\'s plain-text message) and the socket stays open; a token the service does not know gets `{id, error}` (`Unknown token: <token>`) in place of quotes, and quotes once a pool of it is indexed. A frame that is not such JSON closes the connection.',
         messages: {
           subscribe: message('subscribe', 'a request', { type: 'object', properties: { id: { type: 'integer', minimum: 0 }, query: { type: 'string', example: 'token_in=near&token_out=usdt.tether-token.near&amount_in=1000000000000000000000000&max_wait_ms=1000&slippage_type=Fixed&slippage=0.005' } }, required: ['id'], additionalProperties: false }),
           routes: message('routes', 'quotes for the current request', {

@@ -92,6 +92,8 @@ export class RoutingGraph {
   private readonly pools = new Map<string, RoutingPool>();
   private readonly tokens = new Map<string, TokenInfo>();
   private byDex = new Map<DexId, RoutingPool[]>();
+  /** Every token a routed pool holds, in the DEXes' vocabulary (`near`, a contract id, `inner-nep141:...`). */
+  private poolTokens = new Set<string>();
   /** Bumped on every change; subscriptions compare it. */
   version = 0;
   /**
@@ -128,6 +130,12 @@ export class RoutingGraph {
 
   token(id: string): TokenInfo | undefined {
     return this.tokens.get(id);
+  }
+
+  /** Whether the service knows a token (a contract id, or `inner-nep141:...`): a row of `tokens` or
+   * `token_market` (the indexer saw it: a transfer, its metadata, a price), or a token of a routed pool. */
+  knowsToken(id: string): boolean {
+    return this.tokens.has(id) || this.poolTokens.has(id);
   }
 
   /** Called after each applied change with the pool keys it touched (or 'all'). */
@@ -399,14 +407,17 @@ export class RoutingGraph {
 
   private rebuildIndex(): void {
     const byDex = new Map<DexId, RoutingPool[]>();
+    const poolTokens = new Set<string>();
     const keys = [...this.pools.keys()].sort();
     for (const key of keys) {
       const pool = this.pools.get(key)!;
       const list = byDex.get(pool.dex) ?? [];
       list.push(pool);
       byDex.set(pool.dex, list);
+      for (const token of pool.state.tokens ?? []) poolTokens.add(token);
     }
     this.byDex = byDex;
+    this.poolTokens = poolTokens;
     this.version++;
   }
 

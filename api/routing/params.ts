@@ -44,6 +44,8 @@ export const ERRORS = {
   slippageOrder: 'Max slippage must be greater than min slippage',
   emptyDexes: 'Dexes must not be an empty array',
   missing: (name: string) => `Missing parameter: ${name}`,
+  unknownParameter: (name: string) => `Unknown parameter: ${echo(name)}`,
+  unknownToken: (token: string) => `Unknown token: ${echo(token)}`,
   twice: (name: string) => `Parameter given more than once: ${name}`,
   amount: (name: string) => `${name} must be a positive integer string`,
   maxWaitInteger: 'max_wait_ms must be a non-negative integer',
@@ -166,11 +168,14 @@ export function routeQueryParams(query: string): Record<string, string | string[
  */
 export function parseRouteQuery(raw: Record<string, unknown>, network: 'mainnet' | 'testnet', dexIds: readonly string[] = DEX_IDS): ParseResult {
   if (network === 'testnet') return { ok: false, error: ERRORS.testnet };
-  for (const [name, value] of Object.entries(raw).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (Array.isArray(value)) return { ok: false, error: ERRORS.twice(name) };
-  }
   let schema = schemas.get(dexIds);
   if (schema === undefined) schemas.set(dexIds, (schema = querySchemaOf(dexIds)));
+  // Strict: a parameter the spec does not list is refused rather than ignored (a misspelt `slipage` would
+  // otherwise route with a default the client did not ask for).
+  for (const [name, value] of Object.entries(raw).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (!Object.hasOwn(schema.shape, name)) return { ok: false, error: ERRORS.unknownParameter(name) };
+    if (Array.isArray(value)) return { ok: false, error: ERRORS.twice(name) };
+  }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return { ok: false, error: parsed.error.issues[0]?.message ?? 'Invalid query' };
   const q = parsed.data;

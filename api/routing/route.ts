@@ -12,7 +12,7 @@ import type { TokenId } from '../../near/token-id.ts';
 import { jsonWithBigints } from '../../near/units.ts';
 import { DatabaseUnavailableError, type RoutingGraph } from './graph.ts';
 import { hopsOfPool, type Hop, type HopContext } from './hops.ts';
-import { parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts';
+import { ERRORS, parseRouteQuery, routeQueryParams, type RouteQuery } from './params.ts';
 import { bestPathExactOut, indexHops, poolDisjoint, quotePath, refineDisjoint, splitExactIn, topPathsExactIn, topPathsExactInEach, type HopIndex, type PathQuote } from './paths.ts';
 import { buildQuote, GAS_PRICE_YOCTO, type BuiltQuote, type DexRoute, type QuoteJson } from './quote.ts';
 import { askRelay, type RelayQuote } from './quote-a.ts';
@@ -89,6 +89,19 @@ export class Router {
     const index = indexHops(hops);
     if (!routing.hopsNeedTrader) this.indexes.set(dex, { version: this.graph.version, index });
     return index;
+  }
+
+  /**
+   * The error of a query naming a token the service does not know (RoutingGraph.knowsToken), or null: a known pair
+   * with no route is `[]`, a token never seen is this error. `near` is always known; `inner-nep141:X` as X is.
+   * Before the graph holds a block nothing is known yet, so nothing is refused.
+   */
+  unknownToken(query: RouteQuery): string | null {
+    if (this.graph.height === null) return null;
+    for (const token of [query.tokenIn, query.tokenOut]) {
+      if (token.kind !== 'near' && !this.graph.knowsToken(token.contractId)) return ERRORS.unknownToken(dexTokenId(token));
+    }
+    return null;
   }
 
   /** The best route of one DEX, or null. */
@@ -374,6 +387,8 @@ export function routingRoutes(app: FastifyInstance, { graph, network, quoteRelay
     const at = request.url.indexOf('?');
     const parsed = parseRouteQuery(routeQueryParams(at < 0 ? '' : request.url.slice(at + 1)), network, router.dexIds);
     if (!parsed.ok) return reply.code(400).type('text/plain; charset=utf-8').send(parsed.error);
+    const unknown = router.unknownToken(parsed.query);
+    if (unknown !== null) return reply.code(400).type('text/plain; charset=utf-8').send(unknown);
     let answer: RouteAnswer;
     try {
       answer = await router.route(parsed.query);

@@ -136,15 +136,19 @@ class Subscription {
     active.routing = true;
     const started = performance.now();
     try {
-      const answer = await this.router.route(active.query);
-      const routes = JSON.stringify(answer.quotes);
+      // A token the service does not know gets GET /route's error in place of quotes; the request stays, and
+      // routes come once a pool of it does.
+      const unknown = this.router.unknownToken(active.query);
+      const answer = unknown === null ? await this.router.route(active.query) : null;
+      const routes = answer === null ? `error ${unknown}` : JSON.stringify(answer.quotes);
       const took = performance.now() - started;
       active.notBefore = performance.now() + Math.min(MAX_PACE_MS, PACE_FACTOR * took);
       // Replaced or stopped meanwhile: this answer belongs to nobody.
       if (this.active !== active) return;
       if (routes !== active.lastRoutes) {
         active.lastRoutes = routes;
-        this.sendRaw(`{"id":${active.id},"routes":${routes},"height":${JSON.stringify(answer.height)}}`);
+        if (answer === null) this.send({ id: active.id, error: unknown });
+        else this.sendRaw(`{"id":${active.id},"routes":${routes},"height":${JSON.stringify(answer.height)}}`);
       }
     } catch (err) {
       this.onError(err);

@@ -50,7 +50,8 @@ describe('WebSocket /route/subscribe', () => {
     const probe = await app.injectWS('/route/subscribe');
     const probeBox = inbox(probe);
     probe.send(JSON.stringify({ id: 100, query: new URLSearchParams({ ...PARAMS, token_in: 'gamma.near', token_out: 'delta.near' }).toString() }));
-    expect(JSON.parse(await probeBox.next())).toEqual({ id: 100, routes: [], height: 1 });
+    // Tokens no table holds yet: GET /route's error in place of quotes, and the request stays.
+    expect(JSON.parse(await probeBox.next())).toEqual({ id: 100, error: 'Unknown token: gamma.near' });
     await writer.write([
       { dex: 'AmmA', contractId: REF, poolId: 1, state: simple([1_000_000n, 2_000_000n]) },
       { dex: 'AmmA', contractId: REF, poolId: 9, state: { ...simple([1_000_000n, 1_000_000n]), tokens: ['gamma.near', 'delta.near'] } },
