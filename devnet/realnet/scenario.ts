@@ -1,0 +1,128 @@
+// A scripted market on the real contracts: Ref's exchange (any release), wNEAR (`w_near`), and two NEP-141 tokens,
+// one of each log family (near-sdk 3.1's example logs `Transfer … from … to …`, 4.1's `EVENT_JSON` `ft_transfer`).
+// Every step is a signed transaction whose receipts the contracts' own code executes (chain.ts); what it paid or
+// refused is read off the receipts, never computed here. Pure apart from the wasm it is handed.
+import type { RawJson } from '../../near/lake-json.ts';
+import { RealnetChain } from './chain.ts';
+
+export const REF = 'v2.ref-finance.near';
+export const WRAP = 'wrap.near';
+/** near-sdk 3.1's example token (legacy log lines). */
+export const TOKEN_A = 'tkn-a.near';
+/** near-sdk 4.1's example token (NEP-297 events). */
+export const TOKEN_B = 'tkn-b.near';
+export const OWNER = 'owner.near';
+export const ALICE = 'alice.near';
+export const BOB = 'bob.near';
+
+const Y = 10n ** 24n;
+const TGAS = 10n ** 12n;
+
+export interface RefScenarioWasm {
+  ref: Uint8Array;
+  wNear: Uint8Array;
+  ftSdk3: Uint8Array;
+  ftSdk4: Uint8Array;
+}
+
+/** Where the steps of the script landed: the height each transaction was included at, and its hash. */
+export interface Step {
+  height: number;
+  txHash: string;
+}
+
+export interface RefScenario {
+  chain: RealnetChain;
+  /** Every block's `{block, shards}` message, in height order. */
+  blocks: RawJson[];
+  /** After each block (by height): `get_pool` of every pool then, the contract's own view. */
+  poolViews: Map<number, PoolView[]>;
+  steps: {
+    /** bob's instant swap of 1 TOKEN_A for wNEAR in pool 0 (actions msg through `ft_transfer_call`). */
+    swap: Step;
+    /** bob's two-hop swap TOKEN_B -> wNEAR -> TOKEN_A (pools 1 then 0). */
+    twoHop: Step;
+    /** bob's swap of TOKEN_B in pool 1 whose minimum no pool meets (E68): the tokens come back by the resolve. */
+    slippage: Step;
+    /** alice's `add_simple_pool` with 1 yocto attached: the exchange refuses it, the deposit comes back. */
+    refused: Step;
+  };
+}
+
+export interface PoolView {
+  pool_kind: string;
+  token_account_ids: string[];
+  amounts: string[];
+  total_fee: number;
+  shares_total_supply: string;
+}
+
+export function refScenario(wasm: RefScenarioWasm, seed = 'realnet-ref'): RefScenario {
+  const chain = new RealnetChain({ seed });
+  const blocks: RawJson[] = [];
+  const poolViews = new Map<number, PoolView[]>();
+  chain.deploy(REF, wasm.ref, 100n * Y);
+  chain.deploy(WRAP, wasm.wNear, 100n * Y);
+  chain.deploy(TOKEN_A, wasm.ftSdk3, 100n * Y);
+  chain.deploy(TOKEN_B, wasm.ftSdk4, 100n * Y);
+  for (const user of [OWNER, ALICE, BOB]) chain.createAccount(user, 10_000n * Y);
+  const block = (): number => {
+    const height = chain.height;
+    blocks.push(chain.produceBlock());
+    // The exchange answers views once it is initialised (the first block's `new`).
+    const pools = chain.view<number>(REF, 'get_number_of_pools');
+    const views: PoolView[] = [];
+    for (let id = 0; id < pools; id++) views.push(chain.view<PoolView>(REF, 'get_pool', { pool_id: id }));
+    poolViews.set(height, views);
+    return height;
+  };
+  /** Blocks until every receipt has run. */
+  const settle = (): void => {
+    do block();
+    while (chain.pendingReceipts() > 0);
+  };
+  const step = (txHash: string): Step => ({ height: chain.height, txHash });
+
+  // Init: the exchange with the arguments of its newest release (older ones ignore the fields they lack).
+  chain.call(REF, REF, 'new', { owner_id: OWNER, boost_farm_id: 'boostfarm.ref-labs.near', burrowland_id: 'contract.main.burrow.near', exchange_fee: 1600, referral_fee: 400 });
+  chain.call(WRAP, WRAP, 'new', {});
+  chain.call(TOKEN_A, TOKEN_A, 'new_default_meta', { owner_id: ALICE, total_supply: (10n ** 30n).toString() });
+  chain.call(TOKEN_B, TOKEN_B, 'new_default_meta', { owner_id: ALICE, total_supply: (10n ** 30n).toString() });
+  settle();
+  // Storage: every account on every token, alice and bob on the exchange; the tokens whitelisted.
+  for (const token of [WRAP, TOKEN_A, TOKEN_B]) for (const account of [REF, ALICE, BOB]) chain.call(ALICE, token, 'storage_deposit', { account_id: account }, Y / 100n);
+  for (const account of [ALICE, BOB]) chain.call(account, REF, 'storage_deposit', { account_id: account }, Y / 10n);
+  chain.call(OWNER, REF, 'extend_whitelisted_tokens', { tokens: [WRAP, TOKEN_A, TOKEN_B] }, 1n);
+  settle();
+  // wNEAR for alice, tokens for bob.
+  chain.call(ALICE, WRAP, 'near_deposit', {}, 1000n * Y);
+  chain.call(ALICE, TOKEN_A, 'ft_transfer', { receiver_id: BOB, amount: (10n * Y).toString() }, 1n);
+  chain.call(ALICE, TOKEN_B, 'ft_transfer', { receiver_id: BOB, amount: (10n * Y).toString() }, 1n);
+  settle();
+  // Deposits into the exchange, and two pools.
+  for (const token of [WRAP, TOKEN_A, TOKEN_B]) chain.call(ALICE, token, 'ft_transfer_call', { receiver_id: REF, amount: (100n * Y).toString(), msg: '' }, 1n, 100n * TGAS);
+  chain.call(ALICE, REF, 'add_simple_pool', { tokens: [WRAP, TOKEN_A], fee: 30 }, Y / 10n);
+  chain.call(ALICE, REF, 'add_simple_pool', { tokens: [WRAP, TOKEN_B], fee: 25 }, Y / 10n);
+  settle();
+  chain.call(ALICE, REF, 'add_liquidity', { pool_id: 0, amounts: [(50n * Y).toString(), (40n * Y).toString()] }, Y / 100n);
+  chain.call(ALICE, REF, 'add_liquidity', { pool_id: 1, amounts: [(50n * Y).toString(), (60n * Y).toString()] }, Y / 100n);
+  settle();
+  const refused = step(chain.call(ALICE, REF, 'add_simple_pool', { tokens: [TOKEN_A, TOKEN_B], fee: 30 }, 1n));
+  settle();
+  const swapMsg = { force: 0, actions: [{ pool_id: 0, token_in: TOKEN_A, token_out: WRAP, amount_in: Y.toString(), min_amount_out: '1' }] };
+  const swap = step(chain.call(BOB, TOKEN_A, 'ft_transfer_call', { receiver_id: REF, amount: Y.toString(), msg: JSON.stringify(swapMsg) }, 1n, 150n * TGAS));
+  settle();
+  const twoHopMsg = {
+    force: 0,
+    actions: [
+      { pool_id: 1, token_in: TOKEN_B, token_out: WRAP, amount_in: (2n * Y).toString(), min_amount_out: '0' },
+      { pool_id: 0, token_in: WRAP, token_out: TOKEN_A, min_amount_out: '1' },
+    ],
+  };
+  const twoHop = step(chain.call(BOB, TOKEN_B, 'ft_transfer_call', { receiver_id: REF, amount: (2n * Y).toString(), msg: JSON.stringify(twoHopMsg) }, 1n, 200n * TGAS));
+  settle();
+  const badMsg = { force: 0, actions: [{ pool_id: 1, token_in: TOKEN_B, token_out: WRAP, amount_in: Y.toString(), min_amount_out: (100n * Y).toString() }] };
+  const slippage = step(chain.call(BOB, TOKEN_B, 'ft_transfer_call', { receiver_id: REF, amount: Y.toString(), msg: JSON.stringify(badMsg) }, 1n, 150n * TGAS));
+  settle();
+  return { chain, blocks, poolViews, steps: { swap, twoHop, slippage, refused } };
+}
