@@ -46,6 +46,12 @@ export interface RefScenario {
     slippage: Step;
     /** alice's `add_simple_pool` with 1 yocto attached: the exchange refuses it, the deposit comes back. */
     refused: Step;
+    /** alice's `remove_liquidity` of a tenth of her pool 0 shares. */
+    removeLiquidity: Step;
+    /** alice's `withdraw` of 5 wNEAR from the exchange (its `ft_transfer` and callback). */
+    withdraw: Step;
+    /** alice's `near_withdraw` of 3 wNEAR (wrap.near's Transfer receipt to her). */
+    unwrap: Step;
   };
 }
 
@@ -124,5 +130,12 @@ export function refScenario(wasm: RefScenarioWasm, seed = 'realnet-ref'): RefSce
   const badMsg = { force: 0, actions: [{ pool_id: 1, token_in: TOKEN_B, token_out: WRAP, amount_in: Y.toString(), min_amount_out: (100n * Y).toString() }] };
   const slippage = step(chain.call(BOB, TOKEN_B, 'ft_transfer_call', { receiver_id: REF, amount: Y.toString(), msg: JSON.stringify(badMsg) }, 1n, 150n * TGAS));
   settle();
-  return { chain, blocks, poolViews, steps: { swap, twoHop, slippage, refused } };
+  // Alice takes some liquidity out, withdraws wNEAR from the exchange, and unwraps it.
+  const removeLiquidity = step(chain.call(ALICE, REF, 'remove_liquidity', { pool_id: 0, shares: (10n ** 23n).toString(), min_amounts: ['1', '1'] }, 1n));
+  settle();
+  const withdraw = step(chain.call(ALICE, REF, 'withdraw', { token_id: WRAP, amount: (5n * Y).toString() }, 1n));
+  settle();
+  const unwrap = step(chain.call(ALICE, WRAP, 'near_withdraw', { amount: (3n * Y).toString() }, 1n));
+  settle();
+  return { chain, blocks, poolViews, steps: { swap, twoHop, slippage, refused, removeLiquidity, withdraw, unwrap } };
 }

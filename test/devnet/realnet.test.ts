@@ -177,6 +177,72 @@ describe.each(REF_RELEASES)('realnet: Ref %s, wNEAR and two NEP-141 tokens run b
     expect(amm.flat().filter((e) => e.kind === 'undecoded')).toEqual([]);
   });
 
+  it('liquidity: decodeAmmA reads the adds and the removal with the amounts the contract returned', () => {
+    const liquidity = amm.flat().filter((e): e is Extract<AmmAEvent, { kind: 'liquidity' }> => e.kind === 'liquidity');
+    expect(liquidity.map((e) => [e.poolId, e.action, e.provider])).toEqual([
+      [0, 'add', ALICE],
+      [1, 'add', ALICE],
+      [0, 'remove', ALICE],
+    ]);
+    const remove = receiptsOf(s, s.steps.removeLiquidity.txHash)[0]!;
+    expect(liquidity[2]!.amounts.map(String)).toEqual(decodeValue(remove.status));
+    expect(liquidity[2]!.shares).toBe(10n ** 23n);
+  });
+
+  it('a withdrawal from the exchange: its ft_transfer in the next block, the callback after it with its result', () => {
+    const rs = receiptsOf(s, s.steps.withdraw.txHash);
+    const h = s.steps.withdraw.height;
+    expect(rs.map((r) => [method(r), r.receipt.receiverId, ok(r), r.height - h])).toEqual([
+      ['withdraw', REF, true, 0],
+      ['ft_transfer', WRAP, true, 1],
+      ['exchange_callback_post_withdraw', REF, true, 2],
+    ]);
+    expect(rs[2]!.promiseResults).toEqual([{ status: 'successful', value: new Uint8Array(0) }]);
+    const moved = core[rs[1]!.height - blocks[0]!.height]!.filter((e) => e.kind === 'ft_transfer' && e.receiptId === rs[1]!.receipt.id);
+    expect(moved.map((e) => e.kind === 'ft_transfer' && [e.contractId, e.from, e.to, e.amount])).toEqual([[WRAP, REF, ALICE, 5n * 10n ** 24n]]);
+  });
+
+  it('unwrapping: wrap.near burns and sends the NEAR in a Transfer receipt of the next block', () => {
+    const rs = receiptsOf(s, s.steps.unwrap.txHash);
+    const h = s.steps.unwrap.height;
+    expect(rs.map((r) => [method(r), r.receipt.predecessorId, r.receipt.receiverId, r.height - h])).toEqual([
+      ['near_withdraw', ALICE, WRAP, 0],
+      ['Transfer', WRAP, ALICE, 1],
+    ]);
+    const events = [...core[h - blocks[0]!.height]!, ...core[h + 1 - blocks[0]!.height]!].filter((e) => e.txHash === s.steps.unwrap.txHash);
+    expect(events.map((e) => (e.kind === 'ft_burn' ? [e.kind, e.contractId, e.owner, e.amount] : e.kind === 'near_transfer' ? [e.kind, e.from, e.to, e.amount, e.refund] : [e.kind]))).toEqual([
+      ['ft_burn', WRAP, ALICE, 3n * 10n ** 24n],
+      // w_near sends the attached yocto back with the NEAR (`transfer(amount + 1)`): the contract's own behaviour.
+      ['near_transfer', WRAP, ALICE, 3n * 10n ** 24n + 1n, false],
+    ]);
+  });
+
+  it('NEAR is conserved: deposits go to the contracts, refunds and transfers come back (gas is not charged)', () => {
+    const accounts = [REF, WRAP, TOKEN_A, TOKEN_B, 'owner.near', ALICE, BOB];
+    const total = accounts.reduce((sum, a) => sum + s.chain.balance(a), 0n);
+    expect(total).toBe(4n * 100n * 10n ** 24n + 3n * 10_000n * 10n ** 24n);
+  });
+
+  it('state changes: one per receipt and key (the receipt\'s last value), in trie-key order, caused by successful receipts of the block', () => {
+    blocks.forEach((b) => {
+      const outcomes = new Map(b.shards[0]!.receiptOutcomes.map((o) => [o.receiptId, o]));
+      const changes = b.shards[0]!.stateChanges;
+      const seen = new Set<string>();
+      let previous = '';
+      for (const c of changes) {
+        expect(['data_update', 'data_deletion']).toContain(c.type);
+        const cause = outcomes.get(c.cause!.receiptHash!)!;
+        expect(cause.executorId).toBe(c.change.accountId);
+        expect(['SuccessValue', 'SuccessReceiptId']).toContain(cause.status.kind);
+        const key = `${c.change.accountId},${Buffer.from(c.change.keyBase64!, 'base64').toString('latin1')}`;
+        expect(seen.has(`${key}|${cause.receiptId}`)).toBe(false);
+        seen.add(`${key}|${cause.receiptId}`);
+        expect(Buffer.compare(Buffer.from(previous, 'latin1'), Buffer.from(key, 'latin1'))).toBeLessThanOrEqual(0);
+        previous = key;
+      }
+    });
+  });
+
   it('the release\'s own log formats', () => {
     const refLogs = blocks.flatMap((b) => b.shards.flatMap((sh) => sh.receiptOutcomes)).filter((o) => o.executorId === REF).flatMap((o) => o.logs);
     expect(refLogs.filter((l) => l.startsWith('Swapped '))).toHaveLength(3);
