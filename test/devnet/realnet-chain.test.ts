@@ -1,0 +1,208 @@
+// devnet/realnet/chain.ts's receipt flow on a contract assembled here byte by byte (`relay.near`), for the paths
+// the Ref script does not take: a receipt that returns a promise hands the receipts waiting on it to that promise
+// (nearcore's output data receivers), `promise_and` joins two results into one callback, a failed dependency reaches
+// the callback as `failed`, a call to an account without code fails and refunds, and the order receipts run in.
+import { describe, expect, it } from 'vitest';
+import { normalizeStreamerMessage } from '../../near/block.ts';
+import { RealnetChain, type ExecutedReceipt } from '../../devnet/realnet/chain.ts';
+
+const TGAS = 10n ** 12n;
+const Y = 10n ** 24n;
+
+function leb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+function sleb(v: bigint): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const b = Number(v & 0x7fn);
+    v >>= 7n;
+    if ((v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0)) return [...out, b];
+    out.push(b | 0x80);
+  }
+}
+const vec = (items: number[][]): number[] => [...leb(items.length), ...items.flat()];
+const section = (id: number, body: number[]): number[] => [id, ...leb(body.length), ...body];
+const str = (s: string): number[] => [...leb(s.length), ...Buffer.from(s)];
+const I64 = 0x7e;
+const c = (n: bigint | number): number[] => [0x42, ...sleb(BigInt(n))];
+const call = (f: number): number[] => [0x10, f];
+
+// Memory: the account, method names, a zero amount, "failed", and the promise indices for promise_and.
+const ACCOUNT = [0, 'relay.near'] as const;
+const LEAF = [16, 'leaf'] as const;
+const FORWARD = [24, 'forward'] as const;
+const CALLBACK = [32, 'callback'] as const;
+const AMOUNT = 48;
+const FAILED = [64, 'failed'] as const;
+const FAIL = [72, 'fail'] as const;
+const JOIN = 80;
+const BUFFER = 1024;
+
+// Imports, by index.
+const [CREATE, FUNCTION_CALL, AND, THEN, RETURN, RESULT, REGISTER_LEN, READ_REGISTER, LOG, VALUE_RETURN] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9];
+
+/** `relay.near`: leaf returns "leaf"; forward returns a promise of leaf; start (or start_fail) calls forward (or
+ * fail) and leaf, joins them, and calls callback with both results; callback logs each result ("failed" for a
+ * failure); fail traps. */
+function relayModule(): Uint8Array {
+  const types = [
+    [[], []],
+    [[I64], []],
+    [[I64, I64], []],
+    [[I64, I64], [I64]],
+    [Array(7).fill(I64), []],
+    [Array(9).fill(I64), [I64]],
+    [[], [I64]],
+    [[I64], [I64]],
+  ] as [number[], number[]][];
+  const imports: [string, number][] = [
+    ['promise_batch_create', 3],
+    ['promise_batch_action_function_call', 4],
+    ['promise_and', 3],
+    ['promise_then', 5],
+    ['promise_return', 1],
+    ['promise_result', 3],
+    ['register_len', 7],
+    ['read_register', 2],
+    ['log_utf8', 2],
+    ['value_return', 2],
+  ];
+  const create = (): number[] => [...c(ACCOUNT[1].length), ...c(ACCOUNT[0]), ...call(CREATE)];
+  const fnCall = (local: number, [at, name]: readonly [number, string], gas: bigint): number[] => [
+    0x20, local, ...c(name.length), ...c(at), ...c(0), ...c(0), ...c(AMOUNT), ...c(gas), ...call(FUNCTION_CALL),
+  ];
+  const start = (first: readonly [number, string]): number[] => [
+    ...create(), 0x21, 0, ...fnCall(0, first, 40n * TGAS),
+    ...create(), 0x21, 1, ...fnCall(1, LEAF, 10n * TGAS),
+    0x41, ...sleb(BigInt(JOIN)), 0x20, 0, 0x37, 3, 0,
+    0x41, ...sleb(BigInt(JOIN + 8)), 0x20, 1, 0x37, 3, 0,
+    ...c(JOIN), ...c(2), ...call(AND),
+    ...c(ACCOUNT[1].length), ...c(ACCOUNT[0]), ...c(CALLBACK[1].length), ...c(CALLBACK[0]), ...c(0), ...c(0), ...c(AMOUNT), ...c(10n * TGAS), ...call(THEN),
+    0x1a, 0x0b,
+  ];
+  const logResult = (i: number): number[] => [
+    ...c(i), ...c(0), ...call(RESULT), ...c(1), 0x51, 0x04, 0x40,
+    ...c(0), ...c(BUFFER), ...call(READ_REGISTER), ...c(0), ...call(REGISTER_LEN), ...c(BUFFER), ...call(LOG),
+    0x05, ...c(FAILED[1].length), ...c(FAILED[0]), ...call(LOG), 0x0b,
+  ];
+  const funcs: { name: string; locals: number; code: number[] }[] = [
+    { name: 'leaf', locals: 0, code: [...c(LEAF[1].length), ...c(LEAF[0]), ...call(VALUE_RETURN), 0x0b] },
+    { name: 'forward', locals: 1, code: [...create(), 0x21, 0, ...fnCall(0, LEAF, 10n * TGAS), 0x20, 0, ...call(RETURN), 0x0b] },
+    { name: 'start', locals: 2, code: start(FORWARD) },
+    { name: 'start_fail', locals: 2, code: start(FAIL) },
+    { name: 'callback', locals: 0, code: [...logResult(0), ...logResult(1), 0x0b] },
+    { name: 'fail', locals: 0, code: [0x00, 0x0b] },
+  ];
+  const data = [ACCOUNT, LEAF, FORWARD, CALLBACK, FAILED, FAIL].map(([at, text]) => [0, 0x41, ...sleb(BigInt(at)), 0x0b, ...str(text)]);
+  return Uint8Array.from([
+    0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+    ...section(1, vec(types.map(([p, r]) => [0x60, ...vec(p.map((t) => [t])), ...vec(r.map((t) => [t]))]))),
+    ...section(2, vec(imports.map(([n, t]) => [...str('env'), ...str(n), 0x00, t]))),
+    ...section(3, vec(funcs.map(() => [0]))),
+    ...section(5, vec([[0x00, 0x01]])),
+    ...section(7, vec([[...str('memory'), 0x02, 0], ...funcs.map((f, i) => [...str(f.name), 0x00, ...leb(imports.length + i)])])),
+    ...section(10, vec(funcs.map((f) => {
+      const body = [...vec(f.locals ? [[f.locals, I64]] : []), ...f.code];
+      return [...leb(body.length), ...body];
+    }))),
+    ...section(11, vec(data)),
+  ]);
+}
+
+const method = (r: ExecutedReceipt): string => {
+  const a = r.receipt.actions[0]!;
+  return a.kind === 'FunctionCall' ? a.method : a.kind;
+};
+
+function setUp() {
+  const chain = new RealnetChain({ seed: 'relay' });
+  chain.deploy('relay.near', relayModule(), 100n * Y);
+  chain.createAccount('alice.near', 100n * Y);
+  chain.createAccount('plain.near', 1n * Y);
+  return chain;
+}
+
+/** Produces blocks until nothing is pending; the executed receipts with their height relative to the first. */
+function runAll(chain: RealnetChain) {
+  const start = chain.height;
+  const blocks = [];
+  do blocks.push(normalizeStreamerMessage(chain.produceBlock()));
+  while (chain.pendingReceipts() > 0);
+  return { blocks, receipts: chain.executed.map((r) => ({ method: method(r), at: r.height - start, status: Object.keys(r.status)[0], logs: r.logs, r })) };
+}
+
+describe('realnet chain: promises on a hand-assembled contract', () => {
+  it('a returned promise takes over the callback: the callback runs after the promise it returned, with both values', () => {
+    const chain = setUp();
+    chain.call('alice.near', 'relay.near', 'start', {}, 0n, 150n * TGAS);
+    const { receipts, blocks } = runAll(chain);
+    expect(receipts.map(({ method, at, status, logs }) => [method, at, status, logs])).toEqual([
+      ['start', 0, 'SuccessValue', []],
+      ['forward', 1, 'SuccessReceiptId', []],
+      ['leaf', 1, 'SuccessValue', []],
+      // forward's own leaf: it produces the data the callback waits for from forward.
+      ['leaf', 2, 'SuccessValue', []],
+      ['callback', 3, 'SuccessValue', ['leaf', 'leaf']],
+    ]);
+    const [start, forward, leaf, forwardedLeaf, callback] = receipts.map((x) => x.r) as ExecutedReceipt[];
+    expect(forward!.status).toEqual({ SuccessReceiptId: forwardedLeaf!.receipt.id });
+    expect(start!.created).toEqual([forward!.receipt.id, leaf!.receipt.id, callback!.receipt.id]);
+    // The callback waits on two data ids: forward's (handed to its leaf) and the leaf's.
+    expect(callback!.receipt.inputDataIds).toHaveLength(2);
+    expect(forwardedLeaf!.receipt.outputs.map((o) => o.dataId)).toEqual([callback!.receipt.inputDataIds[0]]);
+    expect(leaf!.receipt.outputs.map((o) => o.dataId)).toEqual([callback!.receipt.inputDataIds[1]]);
+    expect(forward!.receipt.outputs).toEqual(forwardedLeaf!.receipt.outputs);
+    // The last block holds the callback alone.
+    expect(blocks.at(-1)!.shards[0]!.receiptOutcomes.map((o) => o.receiptId)).toEqual([callback!.receipt.id]);
+  });
+
+  it('a failed dependency reaches the callback as failed; the other result still arrives', () => {
+    const chain = setUp();
+    chain.call('alice.near', 'relay.near', 'start_fail', {}, 0n, 150n * TGAS);
+    const { receipts } = runAll(chain);
+    expect(receipts.map(({ method, at, status, logs }) => [method, at, status, logs])).toEqual([
+      ['start_fail', 0, 'SuccessValue', []],
+      ['fail', 1, 'Failure', []],
+      ['leaf', 1, 'SuccessValue', []],
+      ['callback', 2, 'SuccessValue', ['failed', 'leaf']],
+    ]);
+    expect(receipts[3]!.r.promiseResults[0]).toEqual({ status: 'failed' });
+  });
+
+  it('a call to an account without code fails with CodeDoesNotExist and its deposit comes back from system', () => {
+    const chain = setUp();
+    const before = chain.balance('alice.near');
+    chain.call('alice.near', 'plain.near', 'anything', {}, 5n * Y);
+    chain.call('alice.near', 'nobody.near', 'anything', {}, 2n * Y);
+    const { receipts } = runAll(chain);
+    expect(receipts.map(({ method, at, status, r }) => [method, r.receipt.predecessorId, r.receipt.receiverId, at, status])).toEqual([
+      ['anything', 'alice.near', 'plain.near', 0, 'Failure'],
+      ['anything', 'alice.near', 'nobody.near', 0, 'Failure'],
+      ['Transfer', 'system', 'alice.near', 1, 'SuccessValue'],
+      ['Transfer', 'system', 'alice.near', 1, 'SuccessValue'],
+    ]);
+    expect(JSON.stringify(receipts[0]!.r.status)).toContain('CodeDoesNotExist');
+    expect(JSON.stringify(receipts[1]!.r.status)).toContain('AccountDoesNotExist');
+    expect(chain.balance('alice.near')).toBe(before);
+    expect(chain.balance('plain.near')).toBe(1n * Y);
+  });
+
+  it('transactions run first in their block, then the receipts sent to it, in the order they were sent', () => {
+    const chain = setUp();
+    chain.call('alice.near', 'relay.near', 'start', {}, 0n, 150n * TGAS);
+    chain.produceBlock();
+    chain.call('alice.near', 'relay.near', 'leaf', {});
+    const block = normalizeStreamerMessage(chain.produceBlock());
+    const methods = block.shards[0]!.receiptOutcomes.map((o) => (o.receipt.kind === 'Action' && o.receipt.actions[0]!.kind === 'FunctionCall' ? o.receipt.actions[0]!.methodName : ''));
+    expect(methods).toEqual(['leaf', 'forward', 'leaf']);
+    expect(block.shards[0]!.chunk!.transactions).toHaveLength(1);
+  });
+});
