@@ -3,7 +3,7 @@
 import type { Db } from '../../db/connect.ts';
 import { canonicalJson, MAX_AGE_SECONDS, ResponseCache, type CachedAnswer } from './cache.ts';
 import { creditsFor } from './credits.ts';
-import { badRequest } from './errors.ts';
+import { ApiError, badRequest, INVALID_ID } from './errors.ts';
 import { withSnapshot, type Method } from './method.ts';
 import { describeIssues } from './query.ts';
 
@@ -11,7 +11,11 @@ export function validateParams<P>(method: Method<P>, raw: unknown): P {
   if (raw === undefined || raw === null) raw = {};
   if (typeof raw !== 'object' || Array.isArray(raw)) throw badRequest('params must be an object');
   const parsed = method.params.safeParse(raw);
-  if (!parsed.success) throw badRequest(describeIssues(parsed.error));
+  if (!parsed.success) {
+    // An id that cannot exist (ids.ts) is `invalid_params`; any other broken rule `bad_request`.
+    const invalidId = parsed.error.issues.some((issue) => issue.code === 'custom' && issue.params?.code === INVALID_ID.code);
+    throw new ApiError(invalidId ? 'invalid_params' : 'bad_request', describeIssues(parsed.error));
+  }
   // PostgreSQL text cannot hold U+0000, so no id, name or cursor contains it; refused here, before any query fails.
   if (hasNulText(parsed.data)) throw badRequest('text parameters must not contain the NUL character (U+0000)');
   return parsed.data;

@@ -3,6 +3,8 @@
 
 export type ErrorCode =
   | 'bad_request'
+  // A parameter names an id that cannot exist: a DEX id outside the registry, a malformed NEAR account id.
+  | 'invalid_params'
   | 'too_large'
   | 'rate_limited'
   | 'limit_exceeded'
@@ -39,3 +41,6 @@ export function toErrorBody(err: unknown): ErrorBody {
 }
 
 export const badRequest = (message: string) => new ApiError('bad_request', message);
+
+/** The zod issue `params` of an id parameter's check (ids.ts): its failure is `invalid_params`, not `bad_request`. */
+export const INVALID_ID = { code: 'invalid_params' } as const;

@@ -51,7 +51,7 @@ const errorSchema = {
   properties: {
     error: {
       type: 'object',
-      properties: { code: { type: 'string', enum: ['bad_request', 'too_large', 'rate_limited', 'limit_exceeded', 'not_found', 'unknown_method', 'internal'] }, message: { type: 'string' } },
+      properties: { code: { type: 'string', enum: ['bad_request', 'invalid_params', 'too_large', 'rate_limited', 'limit_exceeded', 'not_found', 'unknown_method', 'internal'] }, message: { type: 'string' } },
       required: ['code', 'message'],
     },
   },
@@ -64,7 +64,7 @@ export function openApiDocument(methods: readonly Method[]): Json {
     'Cache-Control': { description: '`public, max-age=1`; `public, max-age=86400` for purely historical answers; `no-store` when an asked-about token does not exist, and on errors', schema: { type: 'string' } },
   };
   const errors = {
-    '400': { description: 'bad_request, too_large, rate_limited (with Retry-After), limit_exceeded', headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+    '400': { description: 'bad_request, invalid_params (an unknown DEX id, a malformed account id), too_large, rate_limited (with Retry-After), limit_exceeded', headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     '404': { description: 'not_found, unknown_method', headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
     '500': { description: 'internal', headers, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
   };

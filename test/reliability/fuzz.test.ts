@@ -633,7 +633,7 @@ function expectRouteAnswer(status: number, contentType: string | undefined, body
 // ---------------------------------------------------------------------------------------------------------------
 // Token API answers.
 
-const ERROR_STATUS: Record<string, number> = { bad_request: 400, too_large: 400, limit_exceeded: 400, not_found: 404, unknown_method: 404 };
+const ERROR_STATUS: Record<string, number> = { bad_request: 400, invalid_params: 400, too_large: 400, limit_exceeded: 400, not_found: 404, unknown_method: 404 };
 
 function decodeBody(res: { rawPayload: Buffer; headers: Record<string, unknown> }): string {
   const encoding = res.headers['content-encoding'];

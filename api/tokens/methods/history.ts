@@ -5,7 +5,7 @@
 // now). `latest_id` is the id of the newest row matching the filters, whatever the page: a client comparing it
 // with what it has knows whether anything new arrived.
 import { z } from 'zod';
-import { accountIdParam, tokenIdParam } from '../ids.ts';
+import { accountIdParam, dexParam, tokenIdParam } from '../ids.ts';
 import type { RawBuilder } from 'kysely';
 import { sql } from '../../../db/kysely.ts';
 import { badRequest } from '../errors.ts';
@@ -202,7 +202,7 @@ const TRADE_DEFAULT_FIELDS = withoutReceiptLevel(TRADE_FIELDS).filter((f) => f !
 export const tradesQueryParams = z.strictObject({
   token: tokenIdParam.optional().describe('trades with this token on either side'),
   pool: z.string().max(100).optional().describe('trades through this pool id (any hop)'),
-  dex: z.string().max(20).optional().describe('DEX id, e.g. AmmA'),
+  dex: dexParam.optional(),
   trader: accountIdParam.optional(),
   side: z.enum(['buy', 'sell']).optional().describe('relative to token (needs token): buy = token received'),
   min_usd: z.number().min(0).optional().describe('smallest USD value kept (trades without a USD value are dropped)'),
