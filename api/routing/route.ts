@@ -170,9 +170,11 @@ export class Router {
         const seeds = [...top, ...complements, ...paths].flatMap((p) => p.hops.map((h) => h.poolId));
         const { fits, maxActions, actionBurn } = routing.flow;
         const callLimits = { maxTransactionGas: this.maxTransactionGas, referral: query.referrerId !== null };
-        // An action's gas in the output token at the indexed prices (0 when a price is unknown: amounts alone).
-        const actionCost = yoctoInToken(actionBurn * GAS_PRICE_YOCTO, tokenOut, (t) => this.graph.token(t)) ?? 0n;
-        const plan = this.flowOf(dex, index).route(tokenIn, tokenOut, amountIn, { maxActions: maxActions(callLimits), fits: (p) => fits(p, callLimits) }, seeds, actionCost);
+        // An action's gas in the output token at the pools' own prices (0 where no pool joins wNEAR to it): the
+        // pools alone decide a route, so the same pools give the same route whatever prices are indexed.
+        const flow = this.flowOf(dex, index);
+        const actionCost = flow.inToken(actionBurn * GAS_PRICE_YOCTO, this.contracts.Wrap, tokenOut);
+        const plan = flow.route(tokenIn, tokenOut, amountIn, { maxActions: maxActions(callLimits), fits: (p) => fits(p, callLimits) }, seeds, actionCost);
         // Kept when it gives more, net of the gas of its further actions.
         const actions = (list: readonly PathQuote[]) => BigInt(list.reduce((n, p) => n + p.hops.length, 0));
         if (plan !== null && plan.amountOut - actionCost * actions(plan.paths) > totalOut(paths) - actionCost * actions(paths)) paths = plan.paths;

@@ -359,6 +359,7 @@ describe('the optimal flow over the real pool snapshot', () => {
     state: p as RoutingPool['state'],
   }));
   const USDC = 'a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.factory.bridge.near';
+  const NATIVE_USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
   const queries = [
     ['wrap.near', USDC, '1000000000000000000000000000'],
     ['usdt.tether-token.near', 'wrap.near', '5000000000'],
@@ -383,6 +384,19 @@ describe('the optimal flow over the real pool snapshot', () => {
     const routes = () => best().map((route) => route?.paths.flatMap((p) => p.hops.map((h, i) => [h.poolId, i === 0 ? p.amounts[0] : null, p.amounts.at(-1)])));
     return { set, routes, best };
   };
+
+  it("values gas in a token at the pools' own prices: a NEAR in USDC is what the deepest wNEAR/USDC pool's mid price says, within 2%", () => {
+    const flow = new FlowGraph(snapshot.flatMap((p) => ammAHops(p, ctx)));
+    // Pool 4512, the deepest: 3 184 805.908116 USDC against 464 959.21 wNEAR, so 10^24 yocto is 6.8497 USDC.
+    const pool = snapshot.find((p) => p.poolId === '4512')!.state;
+    expect(pool.tokens).toEqual([NATIVE_USDC, 'wrap.near']);
+    const mid = Number((10n ** 24n * pool.amounts[0]!) / pool.amounts[1]!);
+    expect(mid).toBeGreaterThan(6_800_000);
+    expect(mid).toBeLessThan(6_900_000);
+    const near = Number(flow.inToken(10n ** 24n, 'wrap.near', NATIVE_USDC));
+    expect(Math.abs(near / mid - 1)).toBeLessThan(0.02);
+    expect(flow.inToken(10n ** 24n, 'wrap.near', 'nowhere.near')).toBe(0n);
+  });
 
   it("weighs a plan's actions against their gas: a costlier action gives fewer actions and no less net of gas", () => {
     const flow = new FlowGraph(snapshot.flatMap((p) => ammAHops(p, ctx)));

@@ -96,6 +96,18 @@ export class FlowGraph {
     this.network = new CpmmNetwork(this.tokens.length, moved);
   }
 
+  /** `amount` of token `from` in token `to` at the reference prices (raw units, floored); 0 when either is not in
+   * the network or they are not connected. */
+  inToken(amount: bigint, from: string, to: string): bigint {
+    const f = this.tokenIndex.get(from);
+    const t = this.tokenIndex.get(to);
+    if (f === undefined || t === undefined || this.component[f] !== this.component[t]) return 0n;
+    // s = √ν: the price of one unit of `from` in units of `to` is (s_from / s_to)².
+    const rate = (this.reference[f]! / this.reference[t]!) ** 2;
+    const value = Number(amount) * rate;
+    return Number.isFinite(value) ? BigInt(Math.floor(value)) : 0n;
+  }
+
   /** The pools outside component c, as a mask. */
   private outside(c: number): Uint8Array {
     return Uint8Array.from(this.hopsAb, (hop) => (this.component[this.tokenIndex.get(hop.tokenIn)!] === c ? 0 : 1));
