@@ -1,12 +1,25 @@
 // The token table: the top tokens by liquidity, live over /ws `tokens.subscribe` (each push updates its rows),
-// sortable by any column, searchable by id, symbol or name.
-import { TokenSocket } from '../api.ts';
+// sortable by any column, searchable by id, symbol or name over every token the api knows (`tokens.search`), not
+// only the ones in the table.
+import { api, data, TokenSocket } from '../api.ts';
 import { fill, h, section, tokenLink } from '../dom.ts';
 import { changeClass, decimal, percent, usd } from '../format.ts';
 
 const FIELDS = ['symbol', 'name', 'price_usd', 'price_change_24h', 'volume_usd_24h', 'liquidity_usd', 'holders'] as const;
 type Field = (typeof FIELDS)[number];
 type Row = Record<Field, string | number | null> & { id: string };
+/** Most rows the table follows live, and most a search shows. */
+const LIMIT = 100;
+/** How long typing pauses before the search is asked. */
+const SEARCH_DELAY_MS = 150;
+
+/** A token table result's rows as records. */
+const recordsOf = (table: { columns: string[]; rows: unknown[][] }): Row[] =>
+  table.rows.map((row) => {
+    const r = { id: String(row[0]) } as Row;
+    table.columns.slice(1).forEach((c, i) => ((r as Record<string, unknown>)[c] = row[i + 1]));
+    return r;
+  });
 
 const COLUMNS: Array<{ key: Field | 'id'; label: string; numeric: boolean }> = [
   { key: 'symbol', label: 'Token', numeric: false },
@@ -21,6 +34,9 @@ export function tokensPage(main: HTMLElement): () => void {
   const rows = new Map<string, Row>();
   let sort: { key: Field | 'id'; descending: boolean } = { key: 'liquidity_usd', descending: true };
   let query = '';
+  /** The tokens matching `query`, from the api; null while no search is asked. */
+  let found: Row[] | null = null;
+  let searchTimer: ReturnType<typeof setTimeout> | undefined;
   const status = h('p', { class: 'muted', role: 'status' }, 'Loading tokens...');
   const search = h('input', { type: 'search', id: 'token-search', placeholder: 'symbol, name or id', autocomplete: 'off', spellcheck: 'false' });
   const head = h('tr');
@@ -51,7 +67,12 @@ export function tokensPage(main: HTMLElement): () => void {
 
   const renderBody = (changed: ReadonlySet<string> = new Set()) => {
     const needle = query.toLowerCase();
-    const shown = [...rows.values()].filter((r) => !needle || [r.id, r.symbol, r.name].some((t) => String(t ?? '').toLowerCase().includes(needle)));
+    // A search shows the api's matches, with the live values of those the table follows; until they come, the
+    // table's own rows that match.
+    const shown =
+      needle && found !== null
+        ? found.map((r) => rows.get(r.id) ?? r)
+        : [...rows.values()].filter((r) => !needle || [r.id, r.symbol, r.name].some((t) => String(t ?? '').toLowerCase().includes(needle)));
     shown.sort((a, b) => {
       const va = value(a, sort.key);
       const vb = value(b, sort.key);
@@ -79,8 +100,23 @@ export function tokensPage(main: HTMLElement): () => void {
     status.textContent = shown.length ? `${shown.length} tokens${needle ? ` matching "${query}"` : ''}, live` : needle ? `No token matches "${query}"` : 'No tokens indexed yet';
   };
 
+  // Every token the api knows, by account id, symbol or name: the table holds only the top ones by liquidity.
+  const runSearch = async (q: string) => {
+    try {
+      const table = await data(api.GET('/tokens/search', { params: { query: { q, fields: [...FIELDS], limit: LIMIT, precision: 6 } } }));
+      if (q !== query) return; // typed on meanwhile
+      found = recordsOf(table);
+      main.dataset.searched = q;
+      renderBody();
+    } catch (err) {
+      if (q === query) status.textContent = `Could not search: ${(err as Error).message}`;
+    }
+  };
   search.addEventListener('input', () => {
     query = search.value.trim();
+    found = null;
+    clearTimeout(searchTimer);
+    if (query) searchTimer = setTimeout(() => void runSearch(query), SEARCH_DELAY_MS);
     renderBody();
   });
 
@@ -93,20 +129,19 @@ export function tokensPage(main: HTMLElement): () => void {
 
   const socket = new TokenSocket();
   socket
-    .subscribe({ fields: [...FIELDS], sort: { by: 'liquidity_usd', desc: true }, limit: 100, precision: 6 }, (push) => {
+    .subscribe({ fields: [...FIELDS], sort: { by: 'liquidity_usd', desc: true }, limit: LIMIT, precision: 6 }, (push) => {
       for (const id of push.left as string[]) rows.delete(id);
       for (const [id, values] of Object.entries(push.set as Record<string, Partial<Row>>)) rows.set(id, { ...(rows.get(id) ?? ({ id } as Row)), ...values, id });
       main.dataset.pushes = String(Number(main.dataset.pushes ?? 0) + 1);
       renderBody(new Set(Object.keys(push.set)));
     })
     .then((table) => {
-      for (const row of table.rows as unknown[][]) {
-        const r = { id: String(row[0]) } as Row;
-        (table.columns as string[]).slice(1).forEach((c, i) => ((r as Record<string, unknown>)[c] = row[i + 1]));
-        rows.set(r.id, r);
-      }
+      for (const r of recordsOf(table as { columns: string[]; rows: unknown[][] })) rows.set(r.id, r);
       renderBody();
     })
     .catch((err: Error) => (status.textContent = `Could not load the tokens: ${err.message}`));
-  return () => socket.close();
+  return () => {
+    clearTimeout(searchTimer);
+    socket.close();
+  };
 }
