@@ -3,6 +3,7 @@
 // Every step is a signed transaction whose receipts the contracts' own code executes (chain.ts); what it paid or
 // refused is read off the receipts, never computed here. Pure apart from the wasm it is handed.
 import type { RawJson } from '../../near/lake-json.ts';
+import { Rng } from '../rng.ts';
 import { RealnetChain } from './chain.ts';
 
 export const REF = 'v2.ref-finance.near';
@@ -138,4 +139,126 @@ export function refScenario(wasm: RefScenarioWasm, seed = 'realnet-ref'): RefSce
   const unwrap = step(chain.call(ALICE, WRAP, 'near_withdraw', { amount: (3n * Y).toString() }, 1n));
   settle();
   return { chain, blocks, poolViews, steps: { swap, twoHop, slippage, refused, removeLiquidity, withdraw, unwrap } };
+}
+
+export interface RefMarketOptions {
+  seed?: string;
+  /** Blocks of trading after the setup; default 200. */
+  blocks?: number;
+}
+
+/** One trade of the seeded market: bob's instant swap, and whether its minimum was meant to fail. */
+export interface MarketSwap {
+  txHash: string;
+  height: number;
+  path: { poolId: number; tokenIn: string; tokenOut: string }[];
+  amountIn: bigint;
+  /** Set above anything the pools can pay: the swap must fail with E68 and the tokens come back. */
+  refused: boolean;
+}
+
+export interface RefMarket {
+  chain: RealnetChain;
+  blocks: RawJson[];
+  poolViews: Map<number, PoolView[]>;
+  swaps: MarketSwap[];
+}
+
+/**
+ * A seeded market on the same contracts: the script's setup (init, storage, deposits, pools 0 wNEAR/TOKEN_A and 1
+ * wNEAR/TOKEN_B, and pool 2 TOKEN_A/TOKEN_B), then `blocks` blocks of 0-3 actions each: bob's instant swaps of one
+ * or two hops in either direction (about one in eight with a minimum no pool can meet), alice adding and removing
+ * liquidity. Every receipt is run to the end (a block is produced whatever is pending).
+ */
+export function refMarket(wasm: RefScenarioWasm, options: RefMarketOptions = {}): RefMarket {
+  const seed = options.seed ?? 'realnet-market';
+  const rng = new Rng(`${seed}|actions`);
+  const chain = new RealnetChain({ seed });
+  const blocks: RawJson[] = [];
+  const poolViews = new Map<number, PoolView[]>();
+  const swaps: MarketSwap[] = [];
+  chain.deploy(REF, wasm.ref, 100n * Y);
+  chain.deploy(WRAP, wasm.wNear, 100n * Y);
+  chain.deploy(TOKEN_A, wasm.ftSdk3, 100n * Y);
+  chain.deploy(TOKEN_B, wasm.ftSdk4, 100n * Y);
+  for (const user of [OWNER, ALICE, BOB]) chain.createAccount(user, 100_000n * Y);
+  const block = (): void => {
+    const height = chain.height;
+    blocks.push(chain.produceBlock());
+    const pools = chain.view<number>(REF, 'get_number_of_pools');
+    const views: PoolView[] = [];
+    for (let id = 0; id < pools; id++) views.push(chain.view<PoolView>(REF, 'get_pool', { pool_id: id }));
+    poolViews.set(height, views);
+  };
+  const settle = (): void => {
+    do block();
+    while (chain.pendingReceipts() > 0);
+  };
+  chain.call(REF, REF, 'new', { owner_id: OWNER, boost_farm_id: 'boostfarm.ref-labs.near', burrowland_id: 'contract.main.burrow.near', exchange_fee: 1600, referral_fee: 400 });
+  chain.call(WRAP, WRAP, 'new', {});
+  chain.call(TOKEN_A, TOKEN_A, 'new_default_meta', { owner_id: ALICE, total_supply: (10n ** 30n).toString() });
+  chain.call(TOKEN_B, TOKEN_B, 'new_default_meta', { owner_id: ALICE, total_supply: (10n ** 30n).toString() });
+  settle();
+  for (const token of [WRAP, TOKEN_A, TOKEN_B]) for (const account of [REF, ALICE, BOB]) chain.call(ALICE, token, 'storage_deposit', { account_id: account }, Y / 100n);
+  for (const account of [ALICE, BOB]) chain.call(account, REF, 'storage_deposit', { account_id: account }, Y / 10n);
+  chain.call(OWNER, REF, 'extend_whitelisted_tokens', { tokens: [WRAP, TOKEN_A, TOKEN_B] }, 1n);
+  settle();
+  chain.call(ALICE, WRAP, 'near_deposit', {}, 10_000n * Y);
+  chain.call(BOB, WRAP, 'near_deposit', {}, 10_000n * Y);
+  chain.call(ALICE, TOKEN_A, 'ft_transfer', { receiver_id: BOB, amount: (10_000n * Y).toString() }, 1n);
+  chain.call(ALICE, TOKEN_B, 'ft_transfer', { receiver_id: BOB, amount: (10_000n * Y).toString() }, 1n);
+  settle();
+  for (const token of [WRAP, TOKEN_A, TOKEN_B]) chain.call(ALICE, token, 'ft_transfer_call', { receiver_id: REF, amount: (5_000n * Y).toString(), msg: '' }, 1n, 100n * TGAS);
+  const pairs: [string, string][] = [[WRAP, TOKEN_A], [WRAP, TOKEN_B], [TOKEN_A, TOKEN_B]];
+  pairs.forEach(([a, b], i) => chain.call(ALICE, REF, 'add_simple_pool', { tokens: [a, b], fee: [30, 25, 5][i] }, Y / 10n));
+  settle();
+  for (let id = 0; id < pairs.length; id++) chain.call(ALICE, REF, 'add_liquidity', { pool_id: id, amounts: [(1_000n * Y).toString(), (1_000n * Y + BigInt(id) * 200n * Y).toString()] }, Y / 100n);
+  settle();
+
+  const poolOf = (a: string, b: string): number => pairs.findIndex(([x, y]) => (x === a && y === b) || (x === b && y === a));
+  const tokens = [WRAP, TOKEN_A, TOKEN_B];
+  const end = chain.height + (options.blocks ?? 200);
+  while (chain.height < end) {
+    const actions = rng.int(4);
+    for (let k = 0; k < actions; k++) {
+      const roll = rng.int(10);
+      if (roll < 7) {
+        const tokenIn = rng.pick(tokens);
+        const tokenOut = rng.pick(tokens.filter((t) => t !== tokenIn));
+        const twoHop = rng.chance(0.3);
+        const middle = tokens.find((t) => t !== tokenIn && t !== tokenOut)!;
+        const path = twoHop
+          ? [
+              { poolId: poolOf(tokenIn, middle), tokenIn, tokenOut: middle },
+              { poolId: poolOf(middle, tokenOut), tokenIn: middle, tokenOut },
+            ]
+          : [{ poolId: poolOf(tokenIn, tokenOut), tokenIn, tokenOut }];
+        const amountIn = rng.bigint(Y / 1000n, 20n * Y);
+        const refused = rng.chance(0.125);
+        const actionsMsg = path.map((hop, i) => ({
+          pool_id: hop.poolId,
+          token_in: hop.tokenIn,
+          token_out: hop.tokenOut,
+          ...(i === 0 ? { amount_in: amountIn.toString() } : {}),
+          min_amount_out: i < path.length - 1 ? '0' : refused ? (10n ** 30n).toString() : '1',
+        }));
+        const txHash = chain.call(BOB, tokenIn, 'ft_transfer_call', { receiver_id: REF, amount: amountIn.toString(), msg: JSON.stringify({ force: 0, actions: actionsMsg }) }, 1n, 200n * TGAS);
+        swaps.push({ txHash, height: chain.height, path, amountIn, refused });
+      } else if (roll < 9) {
+        const poolId = rng.int(pairs.length);
+        const view = chain.view<PoolView>(REF, 'get_pool', { pool_id: poolId });
+        // A slice of the pool at its own ratio (plus a little of the first token: the contract takes what fits).
+        const part = BigInt(1 + rng.int(20));
+        const amounts = view.amounts.map((a) => ((BigInt(a) * part) / 1000n).toString());
+        chain.call(ALICE, REF, 'add_liquidity', { pool_id: poolId, amounts }, Y / 100n);
+      } else {
+        const poolId = rng.int(pairs.length);
+        const shares = BigInt(chain.view<string>(REF, 'get_pool_shares', { pool_id: poolId, account_id: ALICE }));
+        chain.call(ALICE, REF, 'remove_liquidity', { pool_id: poolId, shares: (shares / BigInt(20 + rng.int(80))).toString(), min_amounts: ['0', '0'] }, 1n);
+      }
+    }
+    block();
+  }
+  while (chain.pendingReceipts() > 0) block();
+  return { chain, blocks, poolViews, swaps };
 }
