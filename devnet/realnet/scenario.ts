@@ -262,3 +262,66 @@ export function refMarket(wasm: RefScenarioWasm, options: RefMarketOptions = {})
   while (chain.pendingReceipts() > 0) block();
   return { chain, blocks, poolViews, swaps };
 }
+
+export interface StableView {
+  token_account_ids: string[];
+  decimals: number[];
+  amounts: string[];
+  c_amounts: string[];
+  total_fee: number;
+  shares_total_supply: string;
+  amp: number;
+}
+
+export interface RefStableScenario {
+  chain: RealnetChain;
+  blocks: RawJson[];
+  /** After each block: `get_stable_pool` of pool 0. */
+  stableViews: Map<number, StableView>;
+  steps: { addLiquidity: Step; swap: Step; removeLiquidity: Step; removeByTokens: Step };
+}
+
+/**
+ * Ref's stable pool on the two example tokens: the owner's `add_stable_swap_pool` (amp 240, 5 bps), alice's
+ * `add_stable_liquidity`, bob's instant swap through it, alice's `remove_liquidity` (by shares) and
+ * `remove_liquidity_by_tokens`.
+ */
+export function refStableScenario(wasm: Pick<RefScenarioWasm, 'ref' | 'ftSdk3' | 'ftSdk4'>, seed = 'realnet-stable'): RefStableScenario {
+  const chain = new RealnetChain({ seed });
+  const blocks: RawJson[] = [];
+  const stableViews = new Map<number, StableView>();
+  chain.deploy(REF, wasm.ref, 100n * Y);
+  chain.deploy(TOKEN_A, wasm.ftSdk3, 100n * Y);
+  chain.deploy(TOKEN_B, wasm.ftSdk4, 100n * Y);
+  for (const user of [OWNER, ALICE, BOB]) chain.createAccount(user, 10_000n * Y);
+  const settle = (): void => {
+    do {
+      const height = chain.height;
+      blocks.push(chain.produceBlock());
+      if (chain.view<number>(REF, 'get_number_of_pools') > 0) stableViews.set(height, chain.view<StableView>(REF, 'get_stable_pool', { pool_id: 0 }));
+    } while (chain.pendingReceipts() > 0);
+  };
+  const step = (txHash: string): Step => ({ height: chain.height, txHash });
+  chain.call(REF, REF, 'new', { owner_id: OWNER, boost_farm_id: 'boostfarm.ref-labs.near', burrowland_id: 'contract.main.burrow.near', exchange_fee: 1600, referral_fee: 400 });
+  chain.call(TOKEN_A, TOKEN_A, 'new_default_meta', { owner_id: ALICE, total_supply: (10n ** 30n).toString() });
+  chain.call(TOKEN_B, TOKEN_B, 'new_default_meta', { owner_id: ALICE, total_supply: (10n ** 30n).toString() });
+  settle();
+  for (const token of [TOKEN_A, TOKEN_B]) for (const account of [REF, BOB]) chain.call(ALICE, token, 'storage_deposit', { account_id: account }, Y / 100n);
+  for (const account of [ALICE, BOB]) chain.call(account, REF, 'storage_deposit', { account_id: account }, Y / 10n);
+  chain.call(OWNER, REF, 'extend_whitelisted_tokens', { tokens: [TOKEN_A, TOKEN_B] }, 1n);
+  chain.call(ALICE, TOKEN_A, 'ft_transfer', { receiver_id: BOB, amount: (10n * Y).toString() }, 1n);
+  settle();
+  for (const token of [TOKEN_A, TOKEN_B]) chain.call(ALICE, token, 'ft_transfer_call', { receiver_id: REF, amount: (1000n * Y).toString(), msg: '' }, 1n, 100n * TGAS);
+  chain.call(OWNER, REF, 'add_stable_swap_pool', { tokens: [TOKEN_A, TOKEN_B], decimals: [24, 24], fee: 5, amp_factor: 240 }, Y / 10n);
+  settle();
+  const addLiquidity = step(chain.call(ALICE, REF, 'add_stable_liquidity', { pool_id: 0, amounts: [(100n * Y).toString(), (120n * Y).toString()], min_shares: '1' }, Y / 100n));
+  settle();
+  const msg = { force: 0, actions: [{ pool_id: 0, token_in: TOKEN_A, token_out: TOKEN_B, amount_in: (3n * Y).toString(), min_amount_out: '1' }] };
+  const swap = step(chain.call(BOB, TOKEN_A, 'ft_transfer_call', { receiver_id: REF, amount: (3n * Y).toString(), msg: JSON.stringify(msg) }, 1n, 150n * TGAS));
+  settle();
+  const removeLiquidity = step(chain.call(ALICE, REF, 'remove_liquidity', { pool_id: 0, shares: (10n * 10n ** 18n).toString(), min_amounts: ['0', '0'] }, 1n));
+  settle();
+  const removeByTokens = step(chain.call(ALICE, REF, 'remove_liquidity_by_tokens', { pool_id: 0, amounts: [(5n * Y).toString(), (1n * Y).toString()], max_burn_shares: (100n * 10n ** 18n).toString() }, 1n));
+  settle();
+  return { chain, blocks, stableViews, steps: { addLiquidity, swap, removeLiquidity, removeByTokens } };
+}
