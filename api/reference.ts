@@ -204,7 +204,7 @@ export function apiDocument(methods: readonly Method[], dexIds: readonly string[
       title: 'dexlake',
       version: String(PROTOCOL_VERSION),
       description:
-        'Swap routing and token data for NEAR. HTTP paths are below; the two WebSockets, `/ws` (every token-data method by name, plus `tokens.subscribe`) and `/route/subscribe` (GET /route\'s query, answered again as pools change), are described by the AsyncAPI document at [/asyncapi.json](/asyncapi.json). The explorer is at [/](/).',
+        'Swap routing and token data for NEAR. HTTP paths are below; the two WebSockets, `/ws` (every token-data method by name, plus `tokens.subscribe` and `trades.subscribe`) and `/route/subscribe` (GET /route\'s query, answered again as pools change), are described by the AsyncAPI document at [/asyncapi.json](/asyncapi.json). The explorer is at [/](/).',
     },
     tags: [
       { name: 'routing', description: 'GET /route; live on WebSocket /route/subscribe' },
@@ -286,12 +286,17 @@ export function asyncApiDocument(methods: readonly Method[]): Json {
     channels: {
       tokens: {
         address: '/ws',
-        description: `Token data. The server first sends a hello; then each \`{id, method, params}\` is answered \`{id, result}\` or \`{id, error}\`. Methods: ${names.map((n) => `\`${n}\``).join(', ')} (params and results: the \`schema\` method, or /openapi.json). \`tokens.subscribe\` answers with the token table, then pushes \`{sub, height, set, left}\` after each indexed batch that changes it. Limits: ${LIMITS.max_subscriptions_per_connection} subscriptions per connection, ${LIMITS.max_message_bytes} bytes per message, ${LIMITS.credits_per_minute} credits per minute; a client that leaves ${LIMITS.max_buffered_bytes} bytes unread is cut off.`,
+        description: `Token data. The server first sends a hello; then each \`{id, method, params}\` is answered \`{id, result}\` or \`{id, error}\`. Methods: ${names.map((n) => `\`${n}\``).join(', ')} (params and results: the \`schema\` method, or /openapi.json). \`tokens.subscribe\` answers with the token table, then pushes \`{sub, height, set, left}\` after each indexed batch that changes it; \`trades.subscribe\` answers with the height it starts after, then pushes \`{sub, height, trades}\` with the matching trades of each indexed batch that has some, oldest first. Limits: ${LIMITS.max_subscriptions_per_connection} subscriptions per connection, ${LIMITS.max_message_bytes} bytes per message, ${LIMITS.credits_per_minute} credits per minute; a client that leaves ${LIMITS.max_buffered_bytes} bytes unread is cut off.`,
         messages: {
           hello: message('hello', 'sent once on connect', { type: 'object', properties: { hello: { type: 'object', properties: { version: { type: 'integer' }, height: { type: 'integer' }, timestamp_millis: { type: 'integer' }, limits: { type: 'object' } } }, credits_used: { type: 'integer' } } }),
           request: message('request', 'a method call', { type: 'object', properties: { id: { type: 'integer' }, method: { type: 'string', enum: names }, params: { type: 'object' } }, required: ['id', 'method'] }),
           reply: message('reply', 'the answer to a request', { type: 'object', properties: { id: { type: ['integer', 'null'] }, result: {}, error: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } }, credits_used: { type: 'integer' } }, required: ['id'] }),
           push: message('push', 'a subscription\'s change: per token that entered or changed, its fields that changed (a new token whole); tokens that left', { type: 'object', properties: { sub: { type: 'integer' }, height: { type: 'integer' }, set: { type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: ['string', 'number', 'null'] } } }, left: { type: 'array', items: { type: 'string' } } }, required: ['sub', 'height', 'set', 'left'] }),
+          trades: message('trades', 'a trade feed\'s new trades (trades.subscribe): those of the blocks after the previous push up to `height` that match, oldest first, as trades.query rows', {
+            type: 'object',
+            properties: { sub: { type: 'integer' }, height: { type: 'integer' }, trades: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } } },
+            required: ['sub', 'height', 'trades'],
+          }),
           end: message('end', 'a subscription ended by the server', { type: 'object', properties: { sub: { type: 'integer' }, end: { type: 'object', properties: { message: { type: 'string' } } } }, required: ['sub', 'end'] }),
         },
       },
@@ -315,7 +320,7 @@ export function asyncApiDocument(methods: readonly Method[]): Json {
     },
     operations: {
       callMethod: { action: 'receive', channel: { $ref: '#/channels/tokens' }, messages: [{ $ref: '#/channels/tokens/messages/request' }] },
-      answer: { action: 'send', channel: { $ref: '#/channels/tokens' }, messages: ['hello', 'reply', 'push', 'end'].map((m) => ({ $ref: `#/channels/tokens/messages/${m}` })) },
+      answer: { action: 'send', channel: { $ref: '#/channels/tokens' }, messages: ['hello', 'reply', 'push', 'trades', 'end'].map((m) => ({ $ref: `#/channels/tokens/messages/${m}` })) },
       subscribeRoutes: { action: 'receive', channel: { $ref: '#/channels/routes' }, messages: [{ $ref: '#/channels/routes/messages/subscribe' }] },
       sendRoutes: { action: 'send', channel: { $ref: '#/channels/routes' }, messages: ['routes', 'error'].map((m) => ({ $ref: `#/channels/routes/messages/${m}` })) },
     },

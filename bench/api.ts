@@ -11,6 +11,8 @@
 //    paces it) and each committed block is announced with NOTIFY: the time from the notification reaching a
 //    LISTEN connection of the child process to the last push of that height reaching its subscriber there, p50/p99
 //    over the notifications that brought pushes (target: p99 under 100 ms).
+// 3. The same with one `trades.subscribe` per socket (the live trade feed: five kinds of params, by token, pool,
+//    minimum USD value, and every trade), the devnet going on from where 2. left it.
 // The credit budget per IP is raised for the run: every autocannon request comes from 127.0.0.1.
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -129,13 +131,23 @@ async function main(): Promise<void> {
     }
     console.log(`target    cached reads within 3x of the bare route (bare/path req/s <= 3)`);
 
+    const wsUrl = `${base.replace('http', 'ws')}/ws`;
+    for (const method of ['tokens.subscribe', 'trades.subscribe'] as const) await pushRun(method, wsUrl);
+  } finally {
+    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
+    await db.close();
+    await stopPg();
+    await rm(work, { recursive: true, force: true });
+  }
+
+  /** SUBSCRIBERS sockets with one `method` subscription each while the devnet goes on: notification to last push. */
+  async function pushRun(method: 'tokens.subscribe' | 'trades.subscribe', wsUrl: string): Promise<void> {
     // Subscribers: a child process opens the sockets and records when each push arrives.
     const clients = fork(fileURLToPath(import.meta.url), ['clients'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     cleanups.push(() => clients.kill());
-    const wsUrl = `${base.replace('http', 'ws')}/ws`;
-    started = performance.now();
-    const ready = await ask<{ subscribed: number; failed: number }>(clients, { type: 'open', wsUrl, dbUrl, count: SUBSCRIBERS });
-    console.log(`sockets   ${ready.subscribed} subscribers (${ready.failed} failed) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const started = performance.now();
+    const ready = await ask<{ subscribed: number; failed: number }>(clients, { type: 'open', wsUrl, dbUrl, count: SUBSCRIBERS, method });
+    console.log(`sockets   ${ready.subscribed} ${method} subscribers (${ready.failed} failed) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     // The devnet goes on at its production pace, one block per second, one batch and one NOTIFY per block.
     const stop = new AbortController();
@@ -145,7 +157,7 @@ async function main(): Promise<void> {
     stop.abort();
     await indexing;
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    const { notified, pushes } = await ask<{ notified: Record<string, number>; pushes: Record<string, { clients: number; last: number }> }>(clients, { type: 'report' });
+    const { notified, pushes, trades } = await ask<{ notified: Record<string, number>; pushes: Record<string, { clients: number; last: number }>; trades: number }>(clients, { type: 'report' });
 
     const latencies: number[] = [];
     const reached: number[] = [];
@@ -162,18 +174,14 @@ async function main(): Promise<void> {
     latencies.sort((a, b) => a - b);
     if (latencies.length) {
       console.log(
-        `push      ${SUBSCRIBERS} subscribers: notification -> last push p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms  max ${latencies.at(-1)!.toFixed(1)} ms` +
-          `  over ${latencies.length} notifications (${unchanged} more brought no push of their height), ${Math.min(...reached)}..${Math.max(...reached)} subscribers pushed each`,
+        `push      ${SUBSCRIBERS} ${method} subscribers: notification -> last push p50 ${percentile(latencies, 50).toFixed(1)} ms  p99 ${percentile(latencies, 99).toFixed(1)} ms  max ${latencies.at(-1)!.toFixed(1)} ms` +
+          `  over ${latencies.length} notifications (${unchanged} more brought no push of their height), ${Math.min(...reached)}..${Math.max(...reached)} subscribers pushed each` +
+          (method === 'trades.subscribe' ? `, ${trades} trades delivered` : ''),
       );
     } else {
-      console.log(`push      no notification changed a followed table (${unchanged} notifications)`);
+      console.log(`push      no notification brought a ${method} push (${unchanged} notifications)`);
     }
     console.log(`target    last push p99 under 100 ms: ratio p99/100 ms ${latencies.length ? (percentile(latencies, 99) / 100).toFixed(2) : 'n/a'}`);
-  } finally {
-    for (const cleanup of cleanups.reverse()) await Promise.resolve(cleanup()).catch(() => {});
-    await db.close();
-    await stopPg();
-    await rm(work, { recursive: true, force: true });
   }
 }
 
@@ -201,30 +209,36 @@ async function runSubscribers(): Promise<void> {
   const notified: Record<string, number> = {};
   let listener: pg.Client | undefined;
   const pushes: Record<string, { clients: number; last: number }> = {};
-  // A few distinct subscriptions, as real clients would have: the default table, a short one, fixed ids.
-  const variants = [{}, { limit: 10, fields: ['price_usd', 'liquidity_usd'] }, { ids: ['wrap.near', 'usdt.tether-token.near', 'token.v2.ref-finance.near'] }];
+  let trades = 0;
+  // A few distinct subscriptions, as real clients would have: the default table, a short one, fixed ids; a token's
+  // trades, a pool's, the large ones, every one.
+  const variants = {
+    'tokens.subscribe': [{}, { limit: 10, fields: ['price_usd', 'liquidity_usd'] }, { ids: ['wrap.near', 'usdt.tether-token.near', 'token.v2.ref-finance.near'] }],
+    'trades.subscribe': [{ token: 'wrap.near' }, { token: 'usdt.tether-token.near' }, { pool_id: '0', dex: 'AmmA' }, { min_usd: 100 }, {}],
+  };
 
-  const open = (wsUrl: string, index: number) =>
+  const open = (wsUrl: string, index: number, method: keyof typeof variants) =>
     new Promise<boolean>((resolve) => {
       const ws = new WebSocket(wsUrl);
       sockets.push(ws);
       ws.on('error', () => resolve(false));
       ws.on('message', (data) => {
         const at = nowMs();
-        const message = JSON.parse(data.toString()) as { hello?: unknown; id?: number; result?: unknown; error?: unknown; sub?: number; height?: number };
+        const message = JSON.parse(data.toString()) as { hello?: unknown; id?: number; result?: unknown; error?: unknown; sub?: number; height?: number; trades?: unknown[] };
         if (message.hello) {
-          ws.send(JSON.stringify({ id: 1, method: 'tokens.subscribe', params: variants[index % variants.length] }));
+          ws.send(JSON.stringify({ id: 1, method, params: variants[method][index % variants[method].length] }));
         } else if (message.id === 1 && message.sub === undefined) {
           resolve(message.result !== undefined);
         } else if (message.sub !== undefined && message.height !== undefined) {
           const entry = (pushes[message.height] ??= { clients: 0, last: 0 });
           entry.clients++;
           entry.last = Math.max(entry.last, at);
+          trades += message.trades?.length ?? 0;
         }
       });
     });
 
-  process.on('message', (message: { type: string; wsUrl: string; dbUrl: string; count: number }) => {
+  process.on('message', (message: { type: string; wsUrl: string; dbUrl: string; count: number; method: keyof typeof variants }) => {
     void (async () => {
       if (message.type === 'open') {
         listener = new pg.Client({ connectionString: message.dbUrl });
@@ -238,12 +252,12 @@ async function runSubscribers(): Promise<void> {
         let subscribed = 0;
         // In groups of 100, so the server is not asked for a thousand handshakes at once.
         for (let i = 0; i < message.count; i += 100) {
-          const group = await Promise.all(Array.from({ length: Math.min(100, message.count - i) }, (_, j) => open(message.wsUrl, i + j)));
+          const group = await Promise.all(Array.from({ length: Math.min(100, message.count - i) }, (_, j) => open(message.wsUrl, i + j, message.method)));
           subscribed += group.filter(Boolean).length;
         }
         process.send!({ subscribed, failed: message.count - subscribed });
       } else if (message.type === 'report') {
-        process.send!({ notified, pushes });
+        process.send!({ notified, pushes, trades });
         for (const ws of sockets) ws.terminate();
         await listener?.end();
         process.disconnect();

@@ -22,6 +22,10 @@ export interface PoolStateCommon {
   totalFee: number;
 }
 
+/** Pool kinds whose amounts are the two sides of a rate (PoolStateCommon.amounts), not reserves: they hold no
+ * liquidity (the token and pool liquidity figures leave them out). */
+export const NOT_RESERVE_KINDS: ReadonlySet<string> = new Set(['stake', 'wrap']);
+
 /** Where a pool state came from. */
 export type PoolStateSource = 'storage' | 'event' | 'rpc' | 'import' | 'devnet';
 

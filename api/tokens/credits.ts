@@ -11,6 +11,8 @@ export const CREDIT_COSTS: Readonly<Record<string, CreditCost>> = {
   'tokens.get': { base: 1, per_100_rows: 1 },
   'tokens.search': { base: 2, per_100_rows: 1 },
   'tokens.subscribe': { base: 5, per_100_rows: 1 },
+  'pools.get': { base: 2, per_100_rows: 1 },
+  'trades.subscribe': { base: 5, per_100_rows: 1 },
   'trades.query': { base: 2, per_100_rows: 1 },
   'transfers.query': { base: 2, per_100_rows: 1 },
   'activity.query': { base: 3, per_100_rows: 1 },

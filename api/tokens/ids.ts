@@ -26,3 +26,6 @@ export const dexParam = z
   .refine((id) => KNOWN_DEXES.has(id), { params: INVALID_ID, error: (issue) => `${quoted(issue.input)} is not a DEX id: expected one of ${DEX_IDS.join(', ')}` })
   .meta({ enum: [...DEX_IDS] })
   .describe('DEX id, e.g. AmmA');
+
+/** A DEX's own pool id (AmmA `0`, AmmDclA `<token x>|<token y>|<fee>`, Launch its token): unique within its DEX. */
+export const poolIdParam = z.string().min(1).max(200).describe("the DEX's own pool id (pools.get lists them)");

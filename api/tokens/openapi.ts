@@ -90,7 +90,7 @@ export function openApiDocument(methods: readonly Method[]): Json {
     info: {
       title: 'dexlake token data',
       version: String(PROTOCOL_VERSION),
-      description: 'Token records, trades, transfers, activity, candles, prices, balances, holders and positions. The same methods, with subscriptions, are on the WebSocket at /ws; the `schema` method describes both.',
+      description: 'Token records, pools, trades, transfers, activity, candles, prices, balances, holders and positions. The same methods, with subscriptions (the token table, a live trade feed), are on the WebSocket at /ws; the `schema` method describes both.',
     },
     paths,
     components: { schemas: { Error: errorSchema } },

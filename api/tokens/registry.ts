@@ -4,13 +4,15 @@ import { balancesGet, holdersGet } from './methods/accounts.ts';
 import { activityQuery, positionsGet } from './methods/activity.ts';
 import { transfersQuery, tradesQuery } from './methods/history.ts';
 import { candlesGet, pricesAt } from './methods/market.ts';
+import { poolsGet } from './methods/pools.ts';
 import { schemaMethod } from './methods/schema.ts';
-import { tokensSubscribe, unsubscribe } from './methods/socket.ts';
+import { tokensSubscribe, tradesSubscribe, unsubscribe } from './methods/socket.ts';
 import { tokensGet, tokensSearch } from './methods/tokens.ts';
 
 export const METHODS: readonly Method[] = [
   tokensGet,
   tokensSearch,
+  poolsGet,
   tradesQuery,
   transfersQuery,
   activityQuery,
@@ -21,6 +23,7 @@ export const METHODS: readonly Method[] = [
   positionsGet,
   schemaMethod(() => METHODS),
   tokensSubscribe,
+  tradesSubscribe,
   unsubscribe,
 ];
 

@@ -1,5 +1,6 @@
 // The /ws socket: `hello` first, then `{id, method, params}` requests answered `{id, result}` or `{id, error}`,
-// every HTTP method by name, plus tokens.subscribe (pushes `{sub, height, set, left}`) and unsubscribe.
+// every HTTP method by name, plus tokens.subscribe (pushes `{sub, height, set, left}`), trades.subscribe (pushes
+// `{sub, height, trades}`, trade-feed.ts) and unsubscribe.
 //
 // A notification re-reads each subscription whose tokens it names (every subscription on `all`, and every
 // subscription without `ids`, whose followed list may change with any token); subscriptions with equal params
@@ -16,12 +17,14 @@ import { validateParams } from './call.ts';
 import { creditsFor, ERROR_CREDITS } from './credits.ts';
 import { ApiError, toErrorBody } from './errors.ts';
 import { LIMITS, PROTOCOL_VERSION } from './limits.ts';
-import { readHead, withSnapshot, type Method } from './method.ts';
-import { tokensSubscribe, unsubscribe } from './methods/socket.ts';
+import { readHead, withSnapshot, type Head, type Method } from './method.ts';
+import { resolvePool } from './methods/pools.ts';
+import { tokensSubscribe, tradesSubscribe, unsubscribe } from './methods/socket.ts';
 import { readTokenTable, type TokenTableResult } from './methods/tokens.ts';
 import { CreditBudget } from './rate-limit.ts';
 import { diffTable, tableToPushed, type Pushed, type TokensSubscribeParams } from './subscription.ts';
 import { DEFAULT_FIELDS } from './token-fields.ts';
+import { exactDecimal, feedRows, matches, readTradesAfter, type TradeFilter, type TradeRow } from './trade-feed.ts';
 
 interface Subscription {
   id: number;
@@ -32,9 +35,18 @@ interface Subscription {
   follows: Set<string>;
 }
 
+/** A trades.subscribe: its filter, and the height up to which its trades were pushed. */
+interface Feed {
+  id: number;
+  filter: TradeFilter;
+  key: string;
+  from: number;
+}
+
 interface Connection {
   socket: WebSocket;
   subs: Map<number, Subscription>;
+  feeds: Map<number, Feed>;
   budget: CreditBudget;
 }
 
@@ -68,12 +80,12 @@ export class SocketHub {
   /** Live subscriptions over every connection (/metrics). */
   get subscriptions(): number {
     let n = 0;
-    for (const connection of this.#connections) n += connection.subs.size;
+    for (const connection of this.#connections) n += connection.subs.size + connection.feeds.size;
     return n;
   }
 
   async open(socket: WebSocket): Promise<void> {
-    const connection: Connection = { socket, subs: new Map(), budget: new CreditBudget(LIMITS.credits_per_minute) };
+    const connection: Connection = { socket, subs: new Map(), feeds: new Map(), budget: new CreditBudget(LIMITS.credits_per_minute) };
     this.#connections.add(connection);
     socket.on('close', () => this.#connections.delete(connection));
     socket.on('error', () => this.#connections.delete(connection));
@@ -127,6 +139,7 @@ export class SocketHub {
       if (typeof method !== 'string') throw new ApiError('bad_request', 'method must be a string');
       connection.budget.check('socket');
       if (method === 'tokens.subscribe') return await this.#subscribe(connection, id as number, params);
+      if (method === 'trades.subscribe') return await this.#subscribeTrades(connection, id as number, params);
       if (method === 'unsubscribe') return this.#unsubscribe(connection, id as number, params);
       const target = this.methods.get(method);
       if (!target) throw new ApiError('unknown_method', `no method "${method}"`);
@@ -147,10 +160,7 @@ export class SocketHub {
 
   async #subscribe(connection: Connection, id: number, raw: unknown): Promise<void> {
     const params = validateParams(tokensSubscribe, raw);
-    if (connection.subs.has(id)) throw new ApiError('bad_request', `subscription ${id} exists; use another id`);
-    if (connection.subs.size >= LIMITS.max_subscriptions_per_connection) {
-      throw new ApiError('limit_exceeded', `at most ${LIMITS.max_subscriptions_per_connection} subscriptions per connection`);
-    }
+    this.#checkRoom(connection, id);
     const key = canonicalJson(tableQuery(params));
     // Subscribe requests with equal params arriving together share one read (a crowd subscribing at once costs one).
     let read = this.#tableReads.get(key);
@@ -160,10 +170,7 @@ export class SocketHub {
     }
     const table = await read;
     // Checked again: other subscribe requests of this connection may have been answered meanwhile.
-    if (connection.subs.has(id)) throw new ApiError('bad_request', `subscription ${id} exists; use another id`);
-    if (connection.subs.size >= LIMITS.max_subscriptions_per_connection) {
-      throw new ApiError('limit_exceeded', `at most ${LIMITS.max_subscriptions_per_connection} subscriptions per connection`);
-    }
+    this.#checkRoom(connection, id);
     // Equal params at an equal height read an equal table: such subscriptions start from one shared state, so each
     // round diffs and serializes it once for all of them (the state is never mutated, only replaced).
     let start = this.#subscribedAtHead.get(key);
@@ -177,9 +184,38 @@ export class SocketHub {
     this.#send(connection, { id, result: table });
   }
 
+  /** Throws unless the connection can take subscription `id`: its id unused, and fewer than the limit. */
+  #checkRoom(connection: Connection, id: number): void {
+    if (connection.subs.has(id) || connection.feeds.has(id)) throw new ApiError('bad_request', `subscription ${id} exists; use another id`);
+    if (connection.subs.size + connection.feeds.size >= LIMITS.max_subscriptions_per_connection) {
+      throw new ApiError('limit_exceeded', `at most ${LIMITS.max_subscriptions_per_connection} subscriptions per connection`);
+    }
+  }
+
+  /** trades.subscribe: answers the height it starts after; the trades of each later block are pushed. */
+  async #subscribeTrades(connection: Connection, id: number, raw: unknown): Promise<void> {
+    const params = validateParams(tradesSubscribe, raw);
+    this.#checkRoom(connection, id);
+    const { filter, head } = await withSnapshot(this.db, async ({ db, head }) => {
+      // The pool's DEX: a pool id alone is one DEX's (resolvePool refuses an id several DEXes have).
+      const pool = params.pool_id === undefined ? undefined : await resolvePool(db, params.pool_id, params.dex);
+      const filter: TradeFilter = {};
+      if (params.token !== undefined) filter.token = params.token;
+      const dex = pool?.dex ?? params.dex;
+      if (dex != null) filter.dex = dex;
+      if (params.pool_id !== undefined) filter.poolId = params.pool_id;
+      if (params.min_usd !== undefined) filter.minUsd = await exactDecimal(db, params.min_usd);
+      return { filter, head };
+    });
+    this.#checkRoom(connection, id);
+    connection.feeds.set(id, { id, filter, key: canonicalJson(filter), from: head.height });
+    this.#spend(connection, creditsFor('trades.subscribe', 0));
+    this.#send(connection, { id, result: { height: head.height, timestamp_millis: head.timestamp_millis } });
+  }
+
   #unsubscribe(connection: Connection, id: number, raw: unknown): void {
     const { sub } = validateParams(unsubscribe, raw);
-    if (!connection.subs.delete(sub)) throw new ApiError('not_found', `no subscription ${sub}`);
+    if (!connection.subs.delete(sub) && !connection.feeds.delete(sub)) throw new ApiError('not_found', `no subscription ${sub}`);
     this.#send(connection, { id, result: { sub } });
   }
 
@@ -197,7 +233,41 @@ export class SocketHub {
     while (this.#pending) {
       const notification = this.#pending;
       this.#pending = undefined;
+      await this.#pushTrades().catch((err: unknown) => this.log.error({ err }, 'trade feed round failed'));
       await this.#round(notification).catch((err: unknown) => this.log.error({ err }, 'subscription round failed'));
+    }
+  }
+
+  /** Every feed gets the trades of the blocks after its height up to the head, read once for all of them; feeds
+   * with equal filters at one height share the serialized push. A feed whose trades could not be read ends. */
+  async #pushTrades(): Promise<void> {
+    const feeds: [Connection, Feed][] = [];
+    for (const connection of this.#connections) for (const feed of connection.feeds.values()) feeds.push([connection, feed]);
+    if (!feeds.length) return;
+    const from = feeds.reduce((low, [, feed]) => Math.min(low, feed.from), Infinity);
+    let read: { head: Head; trades: TradeRow[] };
+    try {
+      read = await withSnapshot(this.db, async ({ db, head }) => ({ head, trades: head.height > from ? await readTradesAfter(db, from, head.height) : [] }));
+    } catch (err) {
+      this.log.error({ err }, 'trade feed read failed');
+      for (const [connection, feed] of feeds) {
+        if (connection.feeds.delete(feed.id)) this.#send(connection, { sub: feed.id, end: { message: 'the trades could not be read; subscribe again' } });
+      }
+      return;
+    }
+    const { head, trades } = read;
+    const tails = new Map<string, string | undefined>();
+    for (const [connection, feed] of feeds) {
+      if (!connection.feeds.has(feed.id) || feed.from >= head.height) continue;
+      const shared = `${feed.from} ${feed.key}`;
+      if (!tails.has(shared)) {
+        const rows = trades.filter((t) => Number(t.block_height) > feed.from && matches(feed.filter, t));
+        // The tail of JSON.stringify({sub, height, trades}); nothing when no trade matched.
+        tails.set(shared, rows.length ? `,"height":${head.height},"trades":${JSON.stringify(feedRows(feed.filter, rows))}}` : undefined);
+      }
+      feed.from = head.height;
+      const tail = tails.get(shared);
+      if (tail) this.#sendText(connection, `{"sub":${feed.id}${tail}`);
     }
   }
 
@@ -258,8 +328,9 @@ export class SocketHub {
   /** Ends every subscription (the server is stopping). */
   close(): void {
     for (const connection of this.#connections) {
-      for (const sub of connection.subs.values()) this.#send(connection, { sub: sub.id, end: { message: 'the server is stopping' } });
+      for (const id of [...connection.subs.keys(), ...connection.feeds.keys()]) this.#send(connection, { sub: id, end: { message: 'the server is stopping' } });
       connection.subs.clear();
+      connection.feeds.clear();
     }
   }
 }

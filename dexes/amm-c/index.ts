@@ -30,6 +30,8 @@ function ammCHops(pool: RoutingPool): Hop[] {
 
 export const ammC: Dex = {
   id: AMM_C_DEX_ID,
+  // Its pools' fees are in millionths.
+  feeDenominator: 1_000_000,
   contract: (contracts) => contracts.AmmC,
   activity: 'trade',
   decode: decodeAmmC,

@@ -36,6 +36,8 @@ function dclHops(pool: RoutingPool): Hop[] {
 
 export const ammDclA: Dex = {
   id: AMM_DCL_A_DEX_ID,
+  // Its pools' fees are in millionths.
+  feeDenominator: 1_000_000,
   contract: (contracts) => contracts.AmmDclA,
   activity: 'trade',
   // Swaps and liquidity; its pool states come from the fold.

@@ -32,6 +32,8 @@ function launchHops(pool: RoutingPool): Hop[] {
 
 export const launch: Dex = {
   id: LAUNCH_DEX_ID,
+  // Its pools' fees are in millionths.
+  feeDenominator: 1_000_000,
   contract: (contracts) => contracts.Launch,
   activity: 'trade',
   decode: decodeLaunch,

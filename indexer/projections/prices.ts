@@ -27,6 +27,7 @@
 //
 // The pure engine comes first; the I/O (reading decimals, writing `prices` and `token_market`) is at the end.
 import { findKnownToken } from '../../near/known-tokens.ts';
+import { NOT_RESERVE_KINDS } from '../../dexes/events.ts';
 import type { Tx } from '../../db/connect.ts';
 import { copyRows } from '../../db/copy.ts';
 import type { CopyValue } from '../../db/copy-text.ts';
@@ -59,8 +60,6 @@ const INNER_PREFIX = 'inner-nep141:';
 export const PRICED_BY_RESERVES: ReadonlySet<string> = new Set(['simple', 'xyk', 'curve']);
 /** Pool kinds whose amounts are the two sides of an exchange rate (staking contracts). */
 export const PRICED_BY_RATE: ReadonlySet<string> = new Set(['stake']);
-/** Pool kinds whose amounts are not reserves, so they hold no liquidity. */
-const NOT_RESERVES: ReadonlySet<string> = new Set(['stake', 'wrap']);
 
 /**
  * The token whose price a token id takes: `near` is priced as `wrap.near` (the pools hold wNEAR), an AmmA inner
@@ -333,7 +332,7 @@ export function tokenLiquidity(pools: Iterable<MarketPool>, prices: ReadonlyMap<
   const reserves = new Map<string, bigint>();
   for (const pool of pools) {
     const held = pool.held ?? pool.amounts;
-    if (NOT_RESERVES.has(pool.kind) || pool.tokens.length !== held.length) continue;
+    if (NOT_RESERVE_KINDS.has(pool.kind) || pool.tokens.length !== held.length) continue;
     pool.tokens.forEach((token, i) => {
       const t = pricingToken(token);
       reserves.set(t, (reserves.get(t) ?? 0n) + held[i]!);

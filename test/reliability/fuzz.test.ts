@@ -30,6 +30,7 @@ import { LIMITS } from '../../api/tokens/limits.ts';
 import { METHODS, METHODS_BY_NAME } from '../../api/tokens/registry.ts';
 import { ACTIVITY_FIELDS, ACTIVITY_KINDS } from '../../api/tokens/methods/activity.ts';
 import { RESOLUTION_MS } from '../../api/tokens/methods/market.ts';
+import { POOL_SORT_FIELDS } from '../../api/tokens/methods/pools.ts';
 import { NUMERIC_FIELDS, REPUTATIONS, TOKEN_FIELD_NAMES } from '../../api/tokens/token-fields.ts';
 import { TRADE_FIELDS, TRANSFER_FIELDS } from '../../api/tokens/methods/history.ts';
 import { DEX_IDS } from '../../dexes/index.ts';
@@ -230,7 +231,7 @@ function validText(method: string, key: string): fc.Arbitrary<string> | undefine
     case 'min_reputation':
       return pick([...REPUTATIONS, 'notfake', '']);
     case 'sort':
-      return fc.tuple(fc.boolean(), pick(['account_id', ...TOKEN_FIELD_NAMES, 'nope'])).map(([desc, by]) => (desc ? `-${by}` : by));
+      return fc.tuple(fc.boolean(), pick(method === 'pools.get' ? [...POOL_SORT_FIELDS, 'price_usd'] : ['account_id', ...TOKEN_FIELD_NAMES, 'nope'])).map(([desc, by]) => (desc ? `-${by}` : by));
     case 'limit':
       return intText(1, method === 'tokens.search' ? 100 : 1000);
     case 'offset':
@@ -241,8 +242,10 @@ function validText(method: string, key: string): fc.Arbitrary<string> | undefine
       return fc.oneof(pick(['usd', 'near', 'wrap', 'a', '%', '_', '\\', 'USDC', 'x'.repeat(100), 'x'.repeat(101)]), fc.string({ minLength: 1, maxLength: 12 }));
     case 'token':
       return tokenText();
-    case 'pool':
-      return fc.oneof(pick(data.pools), pick(['0', 'x'.repeat(101)]));
+    case 'pool_id':
+      return fc.oneof(pick(data.pools), pick(['0', 'lumen.aidols.near', '', 'x'.repeat(201)]));
+    case 'min_liquidity_usd':
+      return pick(['0', '0.5', '1000', '1000000', '-1', '1e3', '9'.repeat(30)]);
     case 'dex':
       return pick([...DEX_IDS, 'amma', 'x'.repeat(21)]);
     case 'trader':
@@ -313,7 +316,9 @@ function validJson(method: string, key: string): fc.Arbitrary<unknown> | undefin
     case 'where':
       return fc.record({ min_reputation: pick([...REPUTATIONS, 'x']), min: bounds, max: bounds }, { requiredKeys: [] });
     case 'sort':
-      return fc.record({ by: pick(['account_id', ...TOKEN_FIELD_NAMES]), desc: fc.boolean() }, { requiredKeys: ['by'] });
+      return fc.record({ by: pick(method === 'pools.get' ? [...POOL_SORT_FIELDS, 'fee'] : ['account_id', ...TOKEN_FIELD_NAMES]), desc: fc.boolean() }, { requiredKeys: ['by'] });
+    case 'min_liquidity_usd':
+      return fc.oneof(fc.double({ min: -1, max: 1e7, noNaN: true }), pick(['1000', '0.5', '-1', '1e3']));
     case 'min_change':
       return fc.dictionary(pick(NUMERIC_FIELDS), pick(['1%', '0.5%', '0%', '5', '-1%', '1e3%']), { maxKeys: 3 });
     case 'limit':

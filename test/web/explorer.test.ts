@@ -38,6 +38,7 @@ afterAll(async () => {
 const PAGES = [
   ['#/', 'table.tokens tbody tr'],
   ['#/token/wrap.near', 'table.holders tbody tr'],
+  ['#/pool/AmmDclA/usdt.tether-token.near%7Cwrap.near%7C2000', 'table.trades tbody tr[data-id]'],
   ['#/account/alice.near', 'table.activity tbody tr td:nth-child(3)'],
   ['#/route?token_in=near&token_out=usdt.tether-token.near&amount=100&mode=amount_in&max_wait_ms=0&slippage_type=Fixed&slippage=0.005', 'li.quote'],
   ['#/indexer', 'table.dexes tbody tr'],

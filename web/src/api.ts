@@ -81,11 +81,12 @@ export class TokenSocket {
     });
   }
 
-  /** tokens.subscribe: the table now, then `onPush` for each `{sub, height, set, left}`. */
-  async subscribe(params: unknown, onPush: (push: Message) => void): Promise<Message> {
+  /** tokens.subscribe (the table now, then `onPush` for each `{sub, height, set, left}`) or trades.subscribe (the
+   * height it starts after, then each `{sub, height, trades}`). */
+  async subscribe(params: unknown, onPush: (push: Message) => void, method: 'tokens.subscribe' | 'trades.subscribe' = 'tokens.subscribe'): Promise<Message> {
     const id = this.#nextId++;
     this.#subs.set(id, onPush);
-    return this.call('tokens.subscribe', params, id);
+    return this.call(method, params, id);
   }
 
   close(): void {

@@ -47,3 +47,4 @@ export function section(title: string, ...children: Child[]): HTMLElement {
 
 export const tokenLink = (id: string, label?: string | null) => h('a', { href: `#/token/${encodeURIComponent(id)}` }, label ?? id);
 export const accountLink = (id: string | null | undefined) => (id ? h('a', { href: `#/account/${encodeURIComponent(id)}` }, id) : '-');
+export const poolLink = (dex: string, poolId: string, label: string) => h('a', { href: `#/pool/${encodeURIComponent(dex)}/${encodeURIComponent(poolId)}` }, label);

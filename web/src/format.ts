@@ -36,6 +36,11 @@ export function percent(fraction: string | number | null | undefined): string {
   return `${value > 0 ? '+' : ''}${value.toFixed(2)}%`;
 }
 
+/** A fee fraction (0.003) as a percentage (0.3%). */
+export function feePercent(fraction: string): string {
+  return `${decimal(String(Number(fraction) * 100), 4)}%`;
+}
+
 export function changeClass(fraction: string | number | null | undefined): string {
   const value = Number(fraction ?? 0);
   return value > 0 ? 'up' : value < 0 ? 'down' : '';

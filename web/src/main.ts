@@ -1,10 +1,11 @@
-// The explorer: one page per hash route (#/, #/token/ID, #/account/ID, #/route, #/indexer), each rendered into
-// <main> and given a way to stop what it keeps running (sockets, timers) when another is shown.
+// The explorer: one page per hash route (#/, #/token/ID, #/pool/DEX/ID, #/account/ID, #/route, #/indexer), each
+// rendered into <main> and given a way to stop what it keeps running (sockets, timers) when another is shown.
 import './style.css';
 import { api, data } from './api.ts';
 import { fill, h } from './dom.ts';
 import { accountPage } from './pages/account.ts';
 import { indexerPage } from './pages/indexer.ts';
+import { poolPage } from './pages/pool.ts';
 import { routePage } from './pages/route.ts';
 import { tokenPage } from './pages/token.ts';
 import { tokensPage } from './pages/tokens.ts';
@@ -16,6 +17,7 @@ export type Page = (main: HTMLElement, arg: string) => (() => void) | void;
 const routes: Array<[RegExp, Page, string]> = [
   [/^#?\/?$/, tokensPage, 'Tokens'],
   [/^#\/token\/(.+)$/, tokenPage, 'Token'],
+  [/^#\/pool\/(.+)$/, poolPage, 'Pool'],
   [/^#\/account\/(.+)$/, accountPage, 'Account'],
   [/^#\/route(?:\?(.*))?$/, routePage, 'Route tester'],
   [/^#\/indexer$/, indexerPage, 'Indexer'],
@@ -36,7 +38,7 @@ function show(): void {
     fill(main);
     for (const link of document.querySelectorAll<HTMLAnchorElement>('header nav a')) {
       const section = hash.split('?')[0]!.split('/').slice(0, 2).join('/');
-      if (link.getAttribute('href') === (section === '#/token' || section === '#' || section === '' ? '#/' : section)) link.setAttribute('aria-current', 'page');
+      if (link.getAttribute('href') === (section === '#/token' || section === '#/pool' || section === '#' || section === '' ? '#/' : section)) link.setAttribute('aria-current', 'page');
       else link.removeAttribute('aria-current');
     }
     stop = page(main, arg);

@@ -5,13 +5,14 @@
 // now). `latest_id` is the id of the newest row matching the filters, whatever the page: a client comparing it
 // with what it has knows whether anything new arrived.
 import { z } from 'zod';
-import { accountIdParam, dexParam, tokenIdParam } from '../ids.ts';
+import { accountIdParam, dexParam, poolIdParam, tokenIdParam } from '../ids.ts';
 import type { RawBuilder } from 'kysely';
 import { sql } from '../../../db/kysely.ts';
 import { badRequest } from '../errors.ts';
 import { presentDecimal } from '../decimal.ts';
 import { defineMethod, type CacheRule, type Head, type Snapshot } from '../method.ts';
 import { LIMITS } from '../limits.ts';
+import { resolvePool } from './pools.ts';
 
 // At most 100 digits: amounts are numeric(40,0), and a longer text would only make PostgreSQL work.
 const integerText = z.string().max(100).regex(/^\d+$/, 'an integer amount in the smallest unit');
@@ -199,9 +200,33 @@ export const TRADE_FIELDS = tradeFields.keyof().options;
 // side only with token (added there).
 const TRADE_DEFAULT_FIELDS = withoutReceiptLevel(TRADE_FIELDS).filter((f) => f !== 'side');
 
+/** A `trades` row as trades.query (and trades.subscribe) give it: its id, then `fields`; `side` relative to `token`. */
+export function tradeRow(r: Record<string, any>, fields: readonly string[], token?: string, side?: 'buy' | 'sell'): Record<string, unknown> {
+  return pick(rowId(r), {
+    block_height: Number(r.block_height),
+    timestamp_millis: Number(r.timestamp_ms),
+    tx_hash: r.tx_hash,
+    receipt_id: r.receipt_id,
+    dex: r.dex,
+    trader: r.trader,
+    token_in: r.token_in,
+    token_out: r.token_out,
+    amount_in: String(r.amount_in),
+    amount_out: String(r.amount_out),
+    hops: r.hops,
+    pool_ids: r.pool_ids,
+    receipt_ids: r.receipt_ids,
+    value_usd: presentDecimal(r.value_usd, undefined),
+    side: side ?? (r.token_out === token ? 'buy' : 'sell'),
+  }, fields);
+}
+
+/** The fields a trade row has by default: every one but the receipt-level ones, and `side` only with a token. */
+export const tradeDefaultFields = (token: string | undefined): readonly string[] => (token ? [...TRADE_DEFAULT_FIELDS, 'side'] : TRADE_DEFAULT_FIELDS);
+
 export const tradesQueryParams = z.strictObject({
   token: tokenIdParam.optional().describe('trades with this token on either side'),
-  pool: z.string().max(100).optional().describe('trades through this pool id (any hop)'),
+  pool_id: poolIdParam.optional().describe("trades through this pool (any hop); with dex when the id is several DEXes' (AmmA's 0 and AmmC's 0)"),
   dex: dexParam.optional(),
   trader: accountIdParam.optional(),
   side: z.enum(['buy', 'sell']).optional().describe('relative to token (needs token): buy = token received'),
@@ -220,7 +245,7 @@ export const tradesQuery = defineMethod({
     if (params.side && !params.token) throw badRequest('side needs token');
     if (params.fields?.includes('side') && !params.token) throw badRequest('field side needs token');
     // side is relative to token, so it comes with it unless fields says otherwise.
-    const fields = params.fields ?? (params.token ? [...TRADE_DEFAULT_FIELDS, 'side'] : TRADE_DEFAULT_FIELDS);
+    const fields = params.fields ?? tradeDefaultFields(params.token);
     const { token } = params;
     const arms =
       token === undefined
@@ -231,8 +256,11 @@ export const tradesQuery = defineMethod({
             ? [sql`token_in = ${token}`]
             : [sql`token_in = ${token}`, sql`token_out = ${token} and token_in <> ${token}`];
     const filters: RawBuilder<unknown>[] = [sql`true`];
-    if (params.pool) filters.push(sql`${params.pool} = any(pool_ids)`);
-    if (params.dex) filters.push(sql`dex = ${params.dex}`);
+    // A trade's pool ids are its DEX's own: the pool is its id within its DEX.
+    const pool = params.pool_id === undefined ? undefined : await resolvePool(snapshot.db, params.pool_id, params.dex);
+    if (pool) filters.push(sql`${pool.pool_id} = any(pool_ids)`);
+    const dex = pool?.dex ?? params.dex;
+    if (dex) filters.push(sql`dex = ${dex}`);
     if (params.trader) filters.push(sql`trader = ${params.trader}`);
     if (params.min_usd !== undefined) filters.push(sql`value_usd >= ${String(params.min_usd)}::numeric`);
     const window = await timeWindow(snapshot.db, params);
@@ -244,25 +272,9 @@ export const tradesQuery = defineMethod({
       timestamp_millis: snapshot.head.timestamp_millis,
       latest_id,
       next_cursor,
-      rows: rows.map((r) => pick(rowId(r), {
-        block_height: Number(r.block_height),
-        timestamp_millis: Number(r.timestamp_ms),
-        tx_hash: r.tx_hash,
-        receipt_id: r.receipt_id,
-        dex: r.dex,
-        trader: r.trader,
-        token_in: r.token_in,
-        token_out: r.token_out,
-        amount_in: String(r.amount_in),
-        amount_out: String(r.amount_out),
-        hops: r.hops,
-        pool_ids: r.pool_ids,
-        receipt_ids: r.receipt_ids,
-        value_usd: presentDecimal(r.value_usd, undefined),
-        side: params.side ?? (r.token_out === params.token ? 'buy' : 'sell'),
-      }, fields)),
+      rows: rows.map((r) => tradeRow(r, fields, params.token, params.side)),
     };
-    const exists = params.token === undefined || (await tokenExists(snapshot, params.token));
+    const exists = (params.token === undefined || (await tokenExists(snapshot, params.token))) && (pool === undefined || pool.tokens !== null);
     return { result, cache: exists ? historyCache(params, snapshot.head, result.next_cursor) : 'none', rows: rows.length };
   },
 });

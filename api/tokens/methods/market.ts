@@ -1,13 +1,16 @@
 // candles.get and prices.at: a token's USD (or NEAR) candles with gaps filled, and the price in force at times.
 import { z } from 'zod';
-import { tokenIdParam } from '../ids.ts';
+import { dexParam, poolIdParam, tokenIdParam } from '../ids.ts';
+import type { RawBuilder } from 'kysely';
 import { sql } from '../../../db/kysely.ts';
+import { findKnownToken } from '../../../near/known-tokens.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal, USD_SCALE } from '../decimal.ts';
-import { defineMethod } from '../method.ts';
+import { defineMethod, type Snapshot } from '../method.ts';
 import { LIMITS } from '../limits.ts';
 import { pricesAtFromQuery } from '../query.ts';
-import { tokenExists } from './history.ts';
+import { timeWindow, tokenExists } from './history.ts';
+import { resolvePool, type PoolRef } from './pools.ts';
 import { precisionSchema } from './tokens.ts';
 
 const MINUTE = 60_000;
@@ -29,6 +32,8 @@ export function bucketStart(millis: number, resolution: Resolution): number {
 
 export const candlesGetParams = z.strictObject({
   token: tokenIdParam,
+  pool_id: poolIdParam.optional().describe("only the trades through this pool (one of its tokens): its hops, each at its trade's USD value; with dex when the id is several DEXes'"),
+  dex: dexParam.optional().describe("the pool's DEX (with pool_id)"),
   resolution: z.enum(Object.keys(RESOLUTION_MS) as [Resolution, ...Resolution[]]),
   from_millis: z.int().min(0).optional().describe('first bucket: the one containing this time'),
   to_millis: z.int().min(0).optional().describe('last bucket: the one containing this time (default: the latest block)'),
@@ -95,18 +100,26 @@ export const candlesGet = defineMethod({
     if (first > last) throw badRequest('from_millis is after to_millis');
     if ((last - first) / step + 1 > MAX_CANDLES) throw badRequest(`more than ${MAX_CANDLES} candles asked`);
     // NEAR quote: the NEAR price in force at each bucket's end.
-    const nearPrice = (bucket: ReturnType<typeof sql.ref>) =>
+    const nearPrice = (bucket: RawBuilder<unknown>) =>
       params.quote === 'near'
         ? sql`(select p.price_usd from prices p where p.token = ${NEAR_PRICE_TOKEN} and p.timestamp_ms < ${bucket} + ${step} order by p.timestamp_ms desc, p.block_height desc limit 1)`
         : sql`null`;
-    const { rows } = await sql<CandleRow>`
-      select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from candles c
-      where c.token = ${params.token} and c.resolution = ${params.resolution} and c.bucket_start_ms between ${first} and ${last}
-      order by c.bucket_start_ms`.execute(snapshot.db);
-    const { rows: before } = await sql<CandleRow>`
-      select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from candles c
-      where c.token = ${params.token} and c.resolution = ${params.resolution} and c.bucket_start_ms < ${first}
-      order by c.bucket_start_ms desc limit 1`.execute(snapshot.db);
+    if (params.dex !== undefined && params.pool_id === undefined) throw badRequest('dex needs pool_id');
+    const pool = params.pool_id === undefined ? undefined : await resolvePool(snapshot.db, params.pool_id, params.dex);
+    if (pool?.tokens && !pool.tokens.includes(params.token)) throw badRequest(`token ${params.token} is not in pool ${pool.dex} ${pool.pool_id} (${pool.tokens.join(', ')})`);
+    // A token's candles are the indexer's (`candles`); a pool's are made here from its hops.
+    const { rows, before } = pool
+      ? await poolCandleRows(snapshot, pool, params.token, params.resolution, { first, last }, nearPrice)
+      : {
+          rows: (await sql<CandleRow>`
+            select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from candles c
+            where c.token = ${params.token} and c.resolution = ${params.resolution} and c.bucket_start_ms between ${first} and ${last}
+            order by c.bucket_start_ms`.execute(snapshot.db)).rows,
+          before: (await sql<CandleRow>`
+            select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from candles c
+            where c.token = ${params.token} and c.resolution = ${params.resolution} and c.bucket_start_ms < ${first}
+            order by c.bucket_start_ms desc limit 1`.execute(snapshot.db)).rows,
+        };
     const present = (usd: string, nearUsd: string | null): string | null => {
       if (params.quote === 'usd') return presentDecimal(usd, params.precision);
       if (nearUsd === null || parseScaled(nearUsd) === 0n) return null;
@@ -121,11 +134,60 @@ export const candlesGet = defineMethod({
     const previous = before[0] ? (toCandle(before[0])?.close ?? null) : null;
     const candles = params.fill ? fillCandles(found, first, last, step, previous) : found;
     const closed = params.to_millis !== undefined && last + step <= snapshot.head.timestamp_millis;
-    const exists = await tokenExists(snapshot, params.token);
+    const exists = (await tokenExists(snapshot, params.token)) && (pool === undefined || pool.tokens !== null);
     const result = { height: snapshot.head.height, timestamp_millis: snapshot.head.timestamp_millis, token: params.token, resolution: params.resolution, quote: params.quote, candles };
     return { result, cache: !exists ? 'none' : closed ? 'historical' : 'live', rows: candles.length };
   },
 });
+
+/**
+ * A pool's candles of one of its tokens, `candles` rows made from its hops: a tick per hop through the pool with a
+ * USD value, at the price its trade implies (the trade's USD value over the token's amount in the hop, floored to
+ * 10^-18 USD as the indexer's implied prices are), volumes the trade's USD value and the hop's amount. `rows`: the
+ * buckets from `first` to `last`; `before`: the last tick before `first` as a candle, for the fill.
+ */
+async function poolCandleRows(
+  snapshot: Snapshot,
+  pool: PoolRef,
+  token: string,
+  resolution: Resolution,
+  range: { first: number; last: number },
+  nearPrice: (bucket: RawBuilder<unknown>) => RawBuilder<unknown>,
+): Promise<{ rows: CandleRow[]; before: CandleRow[] }> {
+  const { rows: meta } = await sql<{ decimals: number | null }>`select decimals from tokens where token = ${token}`.execute(snapshot.db);
+  const decimals = meta[0]?.decimals ?? findKnownToken(token === 'near' ? 'wrap.near' : token)?.decimals;
+  if (decimals == null) return { rows: [], before: [] }; // no price without decimals
+  const step = RESOLUTION_MS[resolution];
+  const origin = resolution === '1w' ? FIRST_MONDAY : 0;
+  const end = range.last + step;
+  // The range's heights too, so only the partitions of its hops are read.
+  const window = await timeWindow(snapshot.db, { after_millis: range.first - 1, before_millis: end });
+  const ticks = (when: RawBuilder<unknown>) => sql`
+    select h.block_height, h.receipt_id, h.index, ((h.timestamp_ms - ${origin}) / ${step}) * ${step} + ${origin} as bucket_start_ms, x.amount, tr.value_usd,
+      div(tr.value_usd * power(10::numeric, ${18 + decimals}), x.amount) * 0.000000000000000001 as price
+    from trade_hops h
+    -- A hop's trade: one receipt can settle several accounts' trades (trades.ts groups by dex, receipt and trader).
+    join trades tr on tr.block_height = h.block_height and tr.receipt_id = h.receipt_id and tr.dex = h.dex and tr.trader is not distinct from h.trader
+    cross join lateral (select case when h.token_in = ${token} then h.amount_in else h.amount_out end as amount) x
+    where h.pool_id = ${pool.pool_id} ${pool.dex === null ? sql`` : sql`and h.dex = ${pool.dex}`} and (h.token_in = ${token} or h.token_out = ${token})
+      and tr.value_usd is not null and x.amount > 0 and ${when}`;
+  const inRange = sql`h.timestamp_ms >= ${range.first} and h.timestamp_ms < ${end} and h.block_height > ${window.aboveHeight ?? -1} and h.block_height < ${window.belowHeight ?? snapshot.head.height + 1}`;
+  const { rows } = await sql<CandleRow>`
+    select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from (
+      select t.bucket_start_ms,
+        (array_agg(t.price order by t.block_height, t.receipt_id, t.index))[1] as open_usd, max(t.price) as high_usd, min(t.price) as low_usd,
+        (array_agg(t.price order by t.block_height desc, t.receipt_id desc, t.index desc))[1] as close_usd,
+        sum(t.value_usd) as volume_usd, sum(t.amount) as volume, count(*)::int as trades
+      from (${ticks(inRange)}) t group by t.bucket_start_ms
+    ) c order by c.bucket_start_ms`.execute(snapshot.db);
+  const { rows: before } = await sql<CandleRow>`
+    select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from (
+      select t.bucket_start_ms, t.price as open_usd, t.price as high_usd, t.price as low_usd, t.price as close_usd, 0 as volume_usd, 0 as volume, 1 as trades
+      from (${ticks(sql`h.timestamp_ms < ${range.first} and h.block_height <= ${window.aboveHeight ?? snapshot.head.height}`)}) t
+      order by t.block_height desc, t.receipt_id desc, t.index desc limit 1
+    ) c`.execute(snapshot.db);
+  return { rows, before };
+}
 
 export const pricesAtParams = z.strictObject({
   at: z

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { defineMethod } from '../method.ts';
 import { tokensSubscribeParams } from '../subscription.ts';
 import { tokenTableResult } from './tokens.ts';
+import { tradesSubscribeParams } from '../trade-feed.ts';
 
 /** Socket-only methods, described like the others for `schema`. */
 export const tokensSubscribe = defineMethod({
@@ -13,6 +14,15 @@ export const tokensSubscribe = defineMethod({
   params: tokensSubscribeParams,
   result: tokenTableResult,
   run: () => Promise.reject(new Error('tokens.subscribe runs on the socket')),
+});
+export const tradesSubscribe = defineMethod({
+  name: 'trades.subscribe',
+  path: undefined,
+  summary:
+    'Socket only: a live trade feed of a token, a pool or a DEX (or every trade) from min_usd up. The reply is the height it starts after; after each indexed batch the trades of its new blocks that match are pushed as {sub, height, trades}, oldest first, each a trades.query row.',
+  params: tradesSubscribeParams,
+  result: z.object({ height: z.int().describe('trades of the blocks after this one are pushed'), timestamp_millis: z.int() }),
+  run: () => Promise.reject(new Error('trades.subscribe runs on the socket')),
 });
 export const unsubscribe = defineMethod({
   name: 'unsubscribe',

@@ -1,10 +1,10 @@
-// A token: its figures, a candle chart (lightweight-charts) with a resolution switch, and its recent trades,
-// transfers and top holders. A `tokens.subscribe` on this one token tells when a block changed it: then the
+// A token: its figures, a candle chart (lightweight-charts) with a resolution switch, its pools, and its recent
+// trades, transfers and top holders. A `tokens.subscribe` on this one token tells when a block changed it: then the
 // figures, the last candles and the lists are read again.
-import type { IChartApi, ISeriesApi, UTCTimestamp } from 'lightweight-charts';
 import { api, data, tokenInfo, TokenSocket } from '../api.ts';
-import { accountLink, fill, h, section, table } from '../dom.ts';
-import { changeClass, decimal, percent, time, units, usd } from '../format.ts';
+import { CandleChart } from '../chart.ts';
+import { accountLink, fill, h, poolLink, section, table } from '../dom.ts';
+import { changeClass, decimal, feePercent, percent, time, units, usd } from '../format.ts';
 
 const RESOLUTIONS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
 type Resolution = (typeof RESOLUTIONS)[number];
@@ -13,14 +13,12 @@ const FIELDS = ['symbol', 'name', 'decimals', 'price_usd', 'price_change_24h', '
 export function tokenPage(main: HTMLElement, id: string): () => void {
   let decimals: number | null = null;
   let resolution: Resolution = '1m';
-  let chart: IChartApi | undefined;
-  let candles: ISeriesApi<'Candlestick'> | undefined;
-  let volumes: ISeriesApi<'Histogram'> | undefined;
-  let closed = false;
 
   const title = h('h1', {}, id);
   const figures = h('dl', { class: 'figures' });
   const chartBox = h('div', { class: 'chart', role: 'img', 'aria-label': `Candle chart of ${id}` });
+  const chart = new CandleChart(chartBox);
+  const pools = table(`Pools of ${id}`, ['Pool', 'DEX', { label: 'Liquidity', numeric: true }, { label: 'Volume 24h', numeric: true }, { label: 'Fee', numeric: true }]);
   const switcher = h('div', { class: 'switch', role: 'group', 'aria-label': 'Chart resolution' });
   const trades = table(`Recent trades of ${id}`, ['Time', 'Side', { label: 'Amount', numeric: true }, { label: 'Value', numeric: true }, 'Trader', 'DEX']);
   const transfers = table(`Recent transfers of ${id}`, ['Time', 'From', 'To', { label: 'Amount', numeric: true }]);
@@ -29,12 +27,14 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
   trades.el.classList.add('trades');
   transfers.el.classList.add('transfers');
   holders.el.classList.add('holders');
+  pools.el.classList.add('pools');
 
   fill(
     main,
     title,
     figures,
     section('Chart', switcher, chartBox),
+    section('Pools', h('div', { class: 'scroll' }, pools.el)),
     h(
       'div',
       { class: 'columns' },
@@ -79,25 +79,28 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
 
   const loadCandles = async (fit: boolean) => {
     const result = await data(api.GET('/candles', { params: { query: { token: id, resolution, count_back: 300 } } }));
-    if (closed) return;
-    if (!chart) {
-      const { createChart, CandlestickSeries, HistogramSeries, ColorType } = await import('lightweight-charts');
-      if (closed) return;
-      chart = createChart(chartBox, {
-        autoSize: true,
-        layout: { background: { type: ColorType.Solid, color: '#11151c' }, textColor: '#c9d1d9', attributionLogo: false },
-        grid: { vertLines: { color: '#1f2630' }, horzLines: { color: '#1f2630' } },
-        timeScale: { timeVisible: true, secondsVisible: false },
-      });
-      candles = chart.addSeries(CandlestickSeries, { upColor: '#3fb950', downColor: '#f85149', borderVisible: false, wickUpColor: '#3fb950', wickDownColor: '#f85149' });
-      volumes = chart.addSeries(HistogramSeries, { priceScaleId: 'volume', priceFormat: { type: 'volume' }, color: '#30506e' });
-      chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
-    }
-    const t = (ms: number) => (ms / 1000) as UTCTimestamp;
-    candles!.setData(result.candles.map((c) => ({ time: t(c.time_millis), open: Number(c.open), high: Number(c.high), low: Number(c.low), close: Number(c.close) })));
-    volumes!.setData(result.candles.map((c) => ({ time: t(c.time_millis), value: Number(c.volume_quote) })));
-    chartBox.dataset.candles = String(result.candles.length);
-    if (fit) chart!.timeScale().fitContent();
+    await chart.show(result.candles, fit);
+  };
+
+  // Its pools, deepest first: each links to its page.
+  const loadPools = async () => {
+    const result = await data(api.GET('/pools', { params: { query: { token: id, limit: 20 } } }));
+    const info = await tokenInfo(result.rows.flatMap((p) => p.tokens));
+    fill(
+      pools.body,
+      ...result.rows.map((p) =>
+        h(
+          'tr',
+          { 'data-pool': `${p.dex}/${p.pool_id}` },
+          h('td', {}, poolLink(p.dex, p.pool_id, p.tokens.map((t) => info.get(t)?.symbol ?? t).join(' / '))),
+          h('td', {}, p.dex),
+          h('td', { class: 'num' }, usd(p.liquidity_usd, 4)),
+          h('td', { class: 'num' }, usd(p.volume_usd_24h, 4)),
+          h('td', { class: 'num' }, feePercent(p.fee)),
+        ),
+      ),
+    );
+    if (!result.rows.length) fill(pools.body, h('tr', {}, h('td', { colspan: 5 }, 'In no pool')));
   };
 
   const loadTrades = async () => {
@@ -158,7 +161,7 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
 
   const refresh = async (first: boolean) => {
     if (!(await loadFigures())) return;
-    await Promise.all([loadCandles(first), loadTrades(), loadTransfers(), loadHolders()]);
+    await Promise.all([loadCandles(first), loadPools(), loadTrades(), loadTransfers(), loadHolders()]);
   };
 
   // Pushes are counted on the page (data-pushes) as they arrive; each one reads the token again.
@@ -173,8 +176,7 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
     )
     .catch((err: Error) => fill(figures, h('p', { role: 'alert' }, `Could not load ${id}: ${err.message}`)));
   return () => {
-    closed = true;
     socket.close();
-    chart?.remove();
+    chart.remove();
   };
 }

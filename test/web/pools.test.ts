@@ -1,0 +1,115 @@
+/// <reference lib="dom" />
+// The explorer's pools in Debian's Chromium (playwright-core) over a devnet-backed server: the token page lists the
+// token's pools as /pools gives them and links each to its page; the pool page shows the pool's figures, reserves,
+// candles through it and its trades, and adds the trades of newly indexed blocks as trades.subscribe pushes them.
+// The devnet is seeded ('explorer', fixed genesis): the texts below are the api's values written out by hand, each
+// checked beside the value it must read as (as explorer.test.ts does).
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../harness/browser.ts';
+import { createMigratedDb } from '../harness/db.ts';
+import { startSite, type Site } from '../harness/site.ts';
+
+const db = await createMigratedDb();
+let site: Site;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  site = await startSite(db, 'explorer', 300);
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('pageerror', (err) => {
+    throw err;
+  });
+
+});
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+});
+
+/** Opens a page afresh (a hash alone would keep the page shown). */
+const open = async (hash: string) => {
+  await page.goto('about:blank');
+  await page.goto(`${site.url}/${hash}`);
+};
+const api = async (path: string) => (await fetch(`${site.url}${path}`)).json() as Promise<Record<string, any>>;
+const texts = (selector: string) => page.locator(selector).allTextContents();
+
+describe('the explorer\'s pools', () => {
+  it('token page: its pools, deepest first, each linking to its page', async () => {
+    await open('#/token/wrap.near');
+    await page.waitForSelector('table.pools tbody tr[data-pool]');
+    const pools = await api('/pools?token=wrap.near&limit=20');
+    // wNEAR and native NEAR are one token in the list (AmmC's pools hold NEAR).
+    expect(pools.rows.some((p: { tokens: string[] }) => p.tokens.includes('near'))).toBe(true);
+    expect(await page.locator('table.pools tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).toEqual(
+      pools.rows.map((p: { dex: string; pool_id: string }) => `${p.dex}/${p.pool_id}`),
+    );
+    // The deepest: AmmA 0, wNEAR/USDt, $2,002,687.09... of liquidity ($2M), $1,552.13... traded in the day (4 significant
+    // digits: $1,552), a 0.3% fee.
+    expect([pools.rows[0].dex, pools.rows[0].pool_id, pools.rows[0].liquidity_usd, pools.rows[0].volume_usd_24h, pools.rows[0].fee]).toEqual(['AmmA', '0', '2002687.093777999999821164', '1552.130620792621553979', '0.003']);
+    expect(await page.locator('table.pools tbody tr').first().locator('td').allTextContents()).toEqual(['wNEAR / USDt', 'AmmA', '$2M', '$1,552', '0.3%']);
+    // AmmC 0: $1,011,615.49... is $1.01M, $7,102.98... is $7,103; its fee of 2,001 millionths is 0.2001%.
+    const ammc = pools.rows.find((p: { dex: string; pool_id: string }) => p.dex === 'AmmC' && p.pool_id === '0');
+    expect([ammc.liquidity_usd, ammc.volume_usd_24h, ammc.fee]).toEqual(['1011615.497165171567779657', '7102.989981', '0.002001']);
+    expect(await page.locator('table.pools tr[data-pool="AmmC/0"] td').allTextContents()).toEqual(['NEAR / USDt', 'AmmC', '$1.01M', '$7,103', '0.2001%']);
+
+    await page.locator('table.pools tbody tr').first().locator('a').click();
+    await page.waitForFunction(() => location.hash === '#/pool/AmmA/0');
+    await page.waitForSelector('table.reserves tbody tr');
+    expect(await page.locator('h1').textContent()).toBe('wNEAR / USDt AmmA · simple · pool 0');
+  });
+
+  it('pool page: price, liquidity, volume, fee, reserves, candles through the pool and its trades', async () => {
+    await open('#/pool/AmmA/0');
+    await page.waitForSelector('table.trades tbody tr[data-id]');
+    await page.waitForFunction(() => Number(document.querySelector<HTMLElement>('.chart')!.dataset.candles) > 0);
+    const [pool] = (await api('/pools?dex=AmmA&pool_id=0&precision=6')).rows;
+    // 5.01342 USDt per wNEAR; $2,002,690 is $2M; $1,552.13 is $1,552.
+    expect([pool.price, pool.liquidity_usd, pool.volume_usd_24h, pool.fee, pool.updated_height]).toEqual(['5.01342', '2002690', '1552.13', '0.003', 293]);
+    expect(await texts('dl.figures dt')).toEqual(['Price', 'Liquidity', 'Volume 24h', 'Fee', 'Updated']);
+    expect(await texts('dl.figures dd')).toEqual(['1 wNEAR = 5.01342 USDt', '$2M', '$1,552', '0.3%', 'block 293']);
+    // Reserves: 199,732.582095383132767537744031 wNEAR and 1,001,343.546889 USDt, to 6 significant digits, each token
+    // linked to its page.
+    expect(pool.reserves).toEqual(['199732582095383132767537744031', '1001343546889']);
+    expect(await texts('table.reserves td:nth-child(1) a')).toEqual(['wNEAR', 'USDt']);
+    expect(await page.locator('table.reserves td:nth-child(1) a').first().getAttribute('href')).toBe('#/token/wrap.near');
+    expect(await texts('table.reserves td:nth-child(2)')).toEqual(['199,733', '1,001,344']);
+    // The candles of wNEAR through this pool.
+    const candles = await api('/candles?token=wrap.near&pool_id=0&dex=AmmA&resolution=1m&count_back=300');
+    expect(await page.locator('.chart').getAttribute('data-candles')).toBe(String(candles.candles.length));
+    await page.getByRole('button', { name: '5m', exact: true }).click();
+    const fiveMinutes = await api('/candles?token=wrap.near&pool_id=0&dex=AmmA&resolution=5m&count_back=300');
+    await page.waitForFunction((n) => document.querySelector<HTMLElement>('.chart')!.dataset.candles === String(n), fiveMinutes.candles.length);
+    // Its trades, newest first.
+    const trades = await api('/trades?pool_id=0&dex=AmmA&limit=25');
+    expect(await page.locator('table.trades tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-id')))).toEqual(trades.rows.map((t: { id: string }) => t.id));
+    expect(trades.rows.length).toBe(8);
+  });
+
+  it('pool page: trades of newly indexed blocks arrive over trades.subscribe, newest first', async () => {
+    await open('#/pool/AmmA/0');
+    await page.waitForSelector('table.trades tbody tr[data-id]');
+    const before = await api('/trades?pool_id=0&dex=AmmA&limit=25');
+    await site.ingestTo(340);
+    const after = await api('/trades?pool_id=0&dex=AmmA&limit=25');
+    // Block 301 traded through the pool.
+    expect(after.rows.length).toBe(before.rows.length + 1);
+    expect(after.rows[0].block_height).toBe(301);
+    await page.waitForFunction(() => Number(document.querySelector('main')!.dataset.pushes ?? 0) > 0);
+    await page.waitForFunction(
+      (want) => JSON.stringify([...document.querySelectorAll('table.trades tbody tr')].map((tr) => tr.getAttribute('data-id'))) === JSON.stringify(want),
+      after.rows.map((t: { id: string }) => t.id),
+    );
+    // The figures are read again: the volume of the day now counts it.
+    const [pool] = (await api('/pools?dex=AmmA&pool_id=0&precision=6')).rows;
+    await page.waitForFunction((text) => document.querySelectorAll('dl.figures dd')[2]?.textContent === text, `$${Math.round(Number(pool.volume_usd_24h)).toLocaleString('en-US')}`);
+  });
+
+  it('an unknown pool says so', async () => {
+    await open('#/pool/AmmA/999');
+    await page.waitForFunction(() => document.querySelector('h1')?.textContent === 'Unknown pool AmmA 999');
+  });
+});

@@ -1,0 +1,48 @@
+// A candle chart (TradingView's lightweight-charts, loaded on first use) with its volume bars, for the token and
+// pool pages. `show` replaces its candles; the box says how many it shows (data-candles).
+import type { IChartApi, ISeriesApi, UTCTimestamp } from 'lightweight-charts';
+
+export interface CandleData {
+  time_millis: number;
+  open: string;
+  high: string;
+  low: string;
+  close: string;
+  volume_quote: string;
+}
+
+export class CandleChart {
+  #chart: IChartApi | undefined;
+  #candles: ISeriesApi<'Candlestick'> | undefined;
+  #volumes: ISeriesApi<'Histogram'> | undefined;
+  #removed = false;
+
+  constructor(readonly box: HTMLElement) {}
+
+  async show(candles: readonly CandleData[], fit: boolean): Promise<void> {
+    if (!this.#chart) {
+      const { createChart, CandlestickSeries, HistogramSeries, ColorType } = await import('lightweight-charts');
+      if (this.#removed || this.#chart) return;
+      this.#chart = createChart(this.box, {
+        autoSize: true,
+        layout: { background: { type: ColorType.Solid, color: '#11151c' }, textColor: '#c9d1d9', attributionLogo: false },
+        grid: { vertLines: { color: '#1f2630' }, horzLines: { color: '#1f2630' } },
+        timeScale: { timeVisible: true, secondsVisible: false },
+      });
+      this.#candles = this.#chart.addSeries(CandlestickSeries, { upColor: '#3fb950', downColor: '#f85149', borderVisible: false, wickUpColor: '#3fb950', wickDownColor: '#f85149' });
+      this.#volumes = this.#chart.addSeries(HistogramSeries, { priceScaleId: 'volume', priceFormat: { type: 'volume' }, color: '#30506e' });
+      this.#chart.priceScale('volume').applyOptions({ scaleMargins: { top: 0.8, bottom: 0 } });
+    }
+    if (this.#removed) return;
+    const t = (ms: number) => (ms / 1000) as UTCTimestamp;
+    this.#candles!.setData(candles.map((c) => ({ time: t(c.time_millis), open: Number(c.open), high: Number(c.high), low: Number(c.low), close: Number(c.close) })));
+    this.#volumes!.setData(candles.map((c) => ({ time: t(c.time_millis), value: Number(c.volume_quote) })));
+    this.box.dataset.candles = String(candles.length);
+    if (fit) this.#chart!.timeScale().fitContent();
+  }
+
+  remove(): void {
+    this.#removed = true;
+    this.#chart?.remove();
+  }
+}
