@@ -5,7 +5,8 @@
 //
 // What a block does (nearcore's `Runtime::apply`, one shard):
 // 1. every transaction submitted for it converts to its receipt (the signer pays the deposits; the transaction's
-//    outcome is `SuccessReceiptId`), and that receipt executes in this block (as nearcore does a local receipt);
+//    outcome is `SuccessReceiptId`), and that receipt executes in this block (as nearcore does a local receipt;
+//    `txReceipts: 'nearcore'` sends a receipt to another account to the next block, as nearcore does);
 // 2. then the receipts that arrived for this block execute, in the order they were sent: those created in the
 //    previous block, and callbacks whose last input data was produced in the previous block.
 // A function call runs through the account's code with the full context (predecessor, signer, deposit, prepaid
@@ -48,6 +49,12 @@ export interface RealnetOptions {
   genesisMs?: number;
   /** Time between blocks, ms; default 1000. */
   blockMs?: number;
+  /**
+   * When a transaction's receipt runs: `same-block` (default), in the transaction's block whatever its receiver;
+   * `nearcore`, as nearcore runs it: in the transaction's block when the signer is the receiver (a local receipt),
+   * else in the next block, after the receipts sent there before it.
+   */
+  txReceipts?: 'same-block' | 'nearcore';
 }
 
 /** One receipt as the chain carries it. */
@@ -131,6 +138,7 @@ export class RealnetChain {
   private readonly genesisHeight: number;
   private readonly genesisMs: number;
   private readonly blockMs: number;
+  private readonly txReceipts: 'same-block' | 'nearcore';
   private prevHash: string;
   private readonly accounts = new Map<string, Account>();
   private submitted: Submitted[] = [];
@@ -151,6 +159,7 @@ export class RealnetChain {
     this.height = this.genesisHeight;
     this.genesisMs = options.genesisMs ?? Date.UTC(2026, 0, 1);
     this.blockMs = options.blockMs ?? 1000;
+    this.txReceipts = options.txReceipts ?? 'same-block';
     this.prevHash = this.hashOf('genesis-parent');
   }
 
@@ -248,6 +257,7 @@ export class RealnetChain {
     const txs = this.submitted;
     this.submitted = [];
     const toRun: ChainReceipt[] = [];
+    const later: ChainReceipt[] = [];
     for (const tx of txs) {
       const signer = this.account(tx.signerId);
       const actions = tx.actions.map(toVmAction);
@@ -274,10 +284,13 @@ export class RealnetChain {
       outcome.gas_burnt = Number(convert);
       outcome.tokens_burnt = (convert * GAS_PRICE).toString();
       transactions.push(raw);
-      toRun.push(receipt);
+      if (this.txReceipts === 'nearcore' && !sir) later.push(receipt);
+      else toRun.push(receipt);
     }
     toRun.push(...(this.inbox.get(height) ?? []));
     this.inbox.delete(height);
+    // Sent to the next block before anything this block's receipts send there.
+    for (const receipt of later) this.send(receipt, height + 1);
     let seq = 0;
     for (const receipt of toRun) {
       const done = this.execute(receipt, height, hash);

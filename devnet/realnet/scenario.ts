@@ -145,6 +145,8 @@ export interface RefMarketOptions {
   seed?: string;
   /** Blocks of trading after the setup; default 200. */
   blocks?: number;
+  /** When a transaction's receipt runs (chain.ts); default `same-block`. */
+  txReceipts?: 'same-block' | 'nearcore';
 }
 
 /** One trade of the seeded market: bob's instant swap, and whether its minimum was meant to fail. */
@@ -173,7 +175,7 @@ export interface RefMarket {
 export function refMarket(wasm: RefScenarioWasm, options: RefMarketOptions = {}): RefMarket {
   const seed = options.seed ?? 'realnet-market';
   const rng = new Rng(`${seed}|actions`);
-  const chain = new RealnetChain({ seed });
+  const chain = new RealnetChain({ seed, txReceipts: options.txReceipts ?? 'same-block' });
   const blocks: RawJson[] = [];
   const poolViews = new Map<number, PoolView[]>();
   const swaps: MarketSwap[] = [];

@@ -206,3 +206,25 @@ describe('realnet chain: promises on a hand-assembled contract', () => {
     expect(block.shards[0]!.chunk!.transactions).toHaveLength(1);
   });
 });
+
+describe("realnet chain: txReceipts 'nearcore'", () => {
+  it("a transaction's receipt to another account runs in the next block, a local one in its own; the rest follows one block later", () => {
+    const chain = new RealnetChain({ seed: 'relay', txReceipts: 'nearcore' });
+    chain.deploy('relay.near', relayModule(), 100n * Y);
+    chain.createAccount('alice.near', 100n * Y);
+    chain.call('alice.near', 'relay.near', 'start', {}, 0n, 150n * TGAS);
+    chain.call('relay.near', 'relay.near', 'leaf', {});
+    const { receipts, blocks } = runAll(chain);
+    expect(receipts.map(({ method, at }) => [method, at])).toEqual([
+      ['leaf', 0],
+      ['start', 1],
+      ['forward', 2],
+      ['leaf', 2],
+      ['leaf', 3],
+      ['callback', 4],
+    ]);
+    // Both transactions are in the first block; start's receipt is not.
+    expect(blocks[0]!.shards[0]!.chunk!.transactions).toHaveLength(2);
+    expect(blocks[1]!.shards[0]!.receiptOutcomes[0]!.txHash).toBe(blocks[0]!.shards[0]!.chunk!.transactions[0]!.hash);
+  });
+});

@@ -82,3 +82,30 @@ describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (releas
     expect(core.filter((e) => e.kind === 'undecoded')).toEqual([]);
   });
 });
+
+describe("realnet market with nearcore's receipt timing (Ref 1.9.17, 60 blocks)", () => {
+  const m = refMarket(
+    { ref: refWasm('1.9.17'), wNear: vendoredWasm('w_near'), ftSdk3: vendoredWasm('fungible_token_sdk3.1'), ftSdk4: vendoredWasm('fungible_token_sdk4.1') },
+    { blocks: 60, txReceipts: 'nearcore' },
+  );
+  const blocks = m.blocks.map((raw) => normalizeStreamerMessage(raw));
+
+  it('every swap transaction: ft_transfer_call one block after it, ft_on_transfer two; pools decode to get_pool; nothing undecoded', () => {
+    for (const s of m.swaps) {
+      const rs = m.chain.executed.filter((r) => r.receipt.txHash === s.txHash);
+      expect(rs.slice(0, 2).map((r) => r.height - s.height)).toEqual([1, 2]);
+    }
+    let checked = 0;
+    for (const b of blocks) {
+      const views = m.poolViews.get(b.height)!;
+      for (const e of decodeAmmA(b, { contractId: REF })) {
+        expect(e.kind).not.toBe('undecoded');
+        if (e.kind !== 'pool_state') continue;
+        expect(e.state.amounts.map(String)).toEqual(views[e.poolId]!.amounts);
+        checked++;
+      }
+      expect(decodeBlock(b).filter((e) => e.kind === 'undecoded')).toEqual([]);
+    }
+    expect(checked).toBeGreaterThan(30);
+  });
+});
