@@ -8,7 +8,9 @@
 // 3. Both answers are re-executed with the contract's exact math (dexes/amm-a/math.ts) as the contract would run
 //    the actions it is sent: in order on the deposit, each pool's reserves updated after every action, an action
 //    without `amount_in` taking the previous action's output; ours must spend every token but the output to the
-//    unit. The SDK's own estimates (floats) are not compared.
+//    unit. The SDK's own estimates (floats) are not compared. Answers are compared net of their swap actions' gas
+//    (each action's metered burn in the output token at the pools' own prices), what our router maximizes: a path
+//    that gains less than its actions burn is left out, so the gross output can be lower (printed too).
 // 4. Latency: our `Router.bestRoute('AmmA', ...)` against `estimateSwap`, one timed call each per case after a
 //    warm-up; then GET /route end to end over real HTTP (`buildServer`) for the same cases.
 // 5. The bound (bench/README.md): per case, the dual upper bound of the convex routing problem over every pool
@@ -43,7 +45,7 @@ import { contractsOf } from '../dexes/contracts.ts';
 import { ammA } from '../dexes/amm-a/index.ts';
 import { DEXES } from '../dexes/index.ts';
 import { DEFAULT_MAX_TRANSACTION_GAS, tgas } from '../dexes/instructions.ts';
-import { ammAMaxActions, ammASwapFits } from '../dexes/amm-a/instructions.ts';
+import { AMM_A_ACTION_BURN, ammAMaxActions, ammASwapFits } from '../dexes/amm-a/instructions.ts';
 import type { RoutePath } from '../dexes/dex.ts';
 import type { Dex } from '../dexes/dex.ts';
 import { parsePoolsJson } from '../dexes/amm-a/snapshot.ts';
@@ -162,6 +164,10 @@ interface Routed {
   sdkError: string | null;
   ourMs: number;
   sdkMs: number;
+  /** Swap actions each sends (the SDK's: its answer's), for the comparisons net of gas. */
+  actions: { ours: number; before: number; sdk: number };
+  /** One more action's metered burn in the output token, at the pools' own prices (what the router weighs). */
+  actionCost: bigint;
 }
 
 async function run(): Promise<void> {
@@ -263,6 +269,8 @@ async function run(): Promise<void> {
         }
       };
       globalThis.fetch = offline;
+      // The pools' own prices, as the router values gas.
+      const valuation = new FlowGraph(graph.poolsOf('AmmA').flatMap((p) => hopsOfPool(p, ctx)));
       // Warm-up (JIT, our hop index and flow network), untimed.
       for (const c of list.slice(0, WARMUP)) {
         router.bestRoute('AmmA', query(c, 'AmmA'), ctx);
@@ -295,8 +303,10 @@ async function run(): Promise<void> {
         const oldExecuted = old === null ? null : executeActions(old.paths.flatMap(chainActions), state, c.tokenIn, c.amountIn, c.tokenOut);
         if (old !== null && oldExecuted?.out !== old.amountOut) throw new Error(`the paths router's quote ${old.amountOut} does not re-execute to itself for ${c.tokenIn} -> ${c.tokenOut}`);
         let sdk: bigint | null = null;
+        let sdkCount = 0;
         if (views !== null) {
           const actions = sdkActions(views, c.tokenIn);
+          sdkCount = actions?.length ?? 0;
           const spent = actions?.reduce((sum, a) => sum + (a.amountIn ?? 0n), 0n);
           if (actions === null || spent !== c.amountIn) sdkError = `unexecutable answer (${actions === null ? 'malformed' : `spends ${spent} of ${c.amountIn}`})`;
           else sdk = executeActions(actions, state, c.tokenIn, c.amountIn, c.tokenOut)?.out ?? null;
@@ -304,7 +314,9 @@ async function run(): Promise<void> {
         const wide = petagasRouter.bestRoute('AmmA', q, ctx);
         const wideExecuted = wide === null ? null : executeActions(wide.paths.flatMap(chainActions), state, c.tokenIn, c.amountIn, c.tokenOut);
         if (wide !== null && (wideExecuted?.out !== wide.amountOut || wideExecuted.leftovers > 0)) throw new Error(`a 1 PGas plan ${wide.amountOut} does not re-execute to itself for ${c.tokenIn} -> ${c.tokenOut}`);
-        routed.push({ c, ours, before: oldExecuted?.out ?? null, petagas: wideExecuted?.out ?? null, sdk, sdkError, ourMs, sdkMs });
+        const count = (r: { paths: readonly { hops: readonly unknown[] }[] } | null) => r?.paths.reduce((n, p) => n + p.hops.length, 0) ?? 0;
+        const actionCost = valuation.inToken(AMM_A_ACTION_BURN * GAS_PRICE_YOCTO, contracts.Wrap, c.tokenOut);
+        routed.push({ c, ours, before: oldExecuted?.out ?? null, petagas: wideExecuted?.out ?? null, sdk, sdkError, ourMs, sdkMs, actions: { ours: count(route), before: count(old), sdk: sdkCount }, actionCost });
       }
       globalThis.fetch = realFetch;
       return routed;
@@ -362,50 +374,57 @@ function compare(results: readonly Routed[], pools: ReadonlyMap<number, BenchPoo
   let bothNone = 0;
   const gainsPpm: bigint[] = [];
   const worseCases: string[] = [];
+  // Net of the gas of each answer's swap actions, in the output token at the pools' own prices: what the trader
+  // keeps, and what our router maximizes (a path that gains less than its actions burn is left out).
+  const net = (out: bigint | null, actions: number, r: Routed) => (out ?? 0n) - r.actionCost * BigInt(actions);
+  let grossWorse = 0;
   for (const r of results) {
     if (r.sdk === null) {
       if (r.ours === null) bothNone++;
       else sdkNone++;
       continue;
     }
-    const ours = r.ours ?? 0n;
-    if (ours > r.sdk) better++;
-    else if (ours === r.sdk) equal++;
+    const ours = net(r.ours, r.actions.ours, r);
+    const sdk = net(r.sdk, r.actions.sdk, r);
+    if ((r.ours ?? 0n) < r.sdk) grossWorse++;
+    if (ours > sdk) better++;
+    else if (ours === sdk) equal++;
     else {
       worse++;
-      worseCases.push(`${r.c.tokenIn} -> ${r.c.tokenOut} ${r.c.amountIn}: ours ${ours}, SDK ${r.sdk}`);
+      worseCases.push(`${r.c.tokenIn} -> ${r.c.tokenOut} ${r.c.amountIn}: ours ${r.ours} in ${r.actions.ours} actions, SDK ${r.sdk} in ${r.actions.sdk}, an action worth ${r.actionCost}`);
     }
-    if (r.sdk > 0n) gainsPpm.push(((ours - r.sdk) * 1_000_000n) / r.sdk);
+    if (sdk > 0n) gainsPpm.push(((ours - sdk) * 1_000_000n) / sdk);
   }
   gainsPpm.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const pct = (ppm: bigint | undefined) => (ppm === undefined ? 'n/a' : `${(Number(ppm) / 10_000).toFixed(4)}%`);
   const median = gainsPpm.length ? gainsPpm[Math.ceil(gainsPpm.length / 2) - 1] : undefined;
   console.log(
-    `quality  ours vs SDK (both re-executed with the contract math): better ${better}, equal ${equal}, worse ${worse}` +
-      ` (target 0); SDK no route or unexecutable ${sdkNone}, neither routes ${bothNone}`,
+    `quality  ours vs SDK (both re-executed with the contract math; net of their actions' gas): better ${better}, equal ${equal}, worse ${worse}` +
+      ` (target 0); SDK no route or unexecutable ${sdkNone}, neither routes ${bothNone}; gross output below the SDK's in ${grossWorse}`,
   );
   console.log(`gain     median ${pct(median)}  max ${pct(gainsPpm.at(-1))}  (ours/SDK − 1, over the ${gainsPpm.length} cases both route)`);
   for (const hops of [1, 2, 3]) {
     const of = results.filter((r) => r.c.hops === hops);
     const routed = of.filter((r) => r.sdk !== null);
-    const count = (test: (ours: bigint, sdk: bigint) => boolean) => routed.filter((r) => test(r.ours ?? 0n, r.sdk!)).length;
+    const count = (test: (ours: bigint, sdk: bigint) => boolean) => routed.filter((r) => test(net(r.ours, r.actions.ours, r), net(r.sdk, r.actions.sdk, r))).length;
     console.log(
       `  ${['direct', '2-hop', '3-hop'][hops - 1]!.padEnd(6)} better ${count((o, k) => o > k)}, equal ${count((o, k) => o === k)}, worse ${count((o, k) => o < k)};` +
         ` SDK no route or unexecutable ${of.length - routed.length} of ${of.length}`,
     );
   }
   for (const line of worseCases.slice(0, 10)) console.log(`worse    ${line}`);
-  // The optimal flow is kept only when its plan gives more, so ours is never below the paths router.
-  const flowCount = (test: (ours: bigint, before: bigint) => boolean) => results.filter((r) => test(r.ours ?? 0n, r.before ?? 0n)).length;
-  console.log(`flow     ours vs before (the same router without the optimal flow: paths and splits): better ${flowCount((o, b) => o > b)}, equal ${flowCount((o, b) => o === b)}, worse ${flowCount((o, b) => o < b)} (must be 0)`);
+  // The optimal flow is kept only when its plan gives more net of its actions' gas, so ours is never below the
+  // paths router so counted.
+  const flowCount = (test: (ours: bigint, before: bigint) => boolean) => results.filter((r) => test(net(r.ours, r.actions.ours, r), net(r.before, r.actions.before, r))).length;
+  console.log(`flow     ours vs before (the same router without the optimal flow: paths and splits; net of gas): better ${flowCount((o, b) => o > b)}, equal ${flowCount((o, b) => o === b)}, worse ${flowCount((o, b) => o < b)} (must be 0)`);
   // A second peer where the SDK answers nothing (every 3-hop case): the best single path of at most 3 pools, by
   // exhaustive search with the contract math. Ours (paths and splits) must never be below it.
   const searchStarted = performance.now();
-  const single = results.map((r) => bestSinglePath(r.c, pools));
+  const single = results.map((r) => bestSinglePath(r.c, pools, r.actionCost));
   for (const hops of [1, 2, 3]) {
-    const of = results.map((r, i) => ({ ours: r.ours ?? 0n, best: single[i]! })).filter((_, i) => results[i]!.c.hops === hops && single[i] !== null);
+    const of = results.map((r, i) => ({ ours: net(r.ours, r.actions.ours, r), best: single[i]! })).filter((_, i) => results[i]!.c.hops === hops && single[i] !== null);
     console.log(
-      `exhaust  ${['direct', '2-hop', '3-hop'][hops - 1]!.padEnd(6)} ours vs the best single path of <= 3 pools (exhaustive, contract math): ` +
+      `exhaust  ${['direct', '2-hop', '3-hop'][hops - 1]!.padEnd(6)} ours vs the best single path of <= 3 pools (exhaustive, contract math; net of gas): ` +
         `better ${of.filter((x) => x.ours > x.best!).length}, equal ${of.filter((x) => x.ours === x.best).length}, worse ${of.filter((x) => x.ours < x.best!).length} (target 0)`,
     );
   }
@@ -692,7 +711,7 @@ async function contractSection(label: string, state: ReadonlyMap<number, BenchPo
  * The most `c.tokenOut` one path of at most 3 distinct pools gives for `c.amountIn`, with the contract math (null
  * when no path exists): every first and second pool, then every pool joining the second hop's token to the output.
  */
-function bestSinglePath(c: Case, pools: ReadonlyMap<number, BenchPool>): bigint | null {
+function bestSinglePath(c: Case, pools: ReadonlyMap<number, BenchPool>, actionCost = 0n): bigint | null {
   const byToken = new Map<string, BenchPool[]>();
   const byPair = new Map<string, BenchPool[]>();
   for (const pool of pools.values()) {
@@ -707,9 +726,13 @@ function bestSinglePath(c: Case, pools: ReadonlyMap<number, BenchPool>): bigint 
   };
   const other = (pool: BenchPool, token: string) => pool.tokens[pool.tokens[0] === token ? 1 : 0];
   let best: bigint | null = null;
-  const consider = (amount: bigint) => void (best === null || amount > best ? (best = amount) : undefined);
+  // Net of its actions' gas (`actionCost` each; 0: the gross output).
+  const consider = (amount: bigint, hops: number) => {
+    const value = amount - actionCost * BigInt(hops);
+    if (best === null || value > best) best = value;
+  };
   const lastHops = (token: string, amount: bigint, used: readonly BenchPool[]) => {
-    for (const pool of byPair.get([token, c.tokenOut].sort().join('|')) ?? []) if (!used.includes(pool)) consider(out(pool, token, amount));
+    for (const pool of byPair.get([token, c.tokenOut].sort().join('|')) ?? []) if (!used.includes(pool)) consider(out(pool, token, amount), used.length + 1);
   };
   lastHops(c.tokenIn, c.amountIn, []);
   for (const first of byToken.get(c.tokenIn) ?? []) {

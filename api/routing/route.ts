@@ -130,7 +130,13 @@ export class Router {
       if (limits.exactIn === 0) return null;
       const top = topPathsExactIn(index, tokenIn, tokenOut, amountIn, limits.exactIn, routing.splits || routing.flow ? SPLIT_CANDIDATES : 1);
       if (top.length === 0) return null;
-      paths = [top[0]!];
+      // A route is worth its output less the gas of its swap actions, each action's metered burn valued in the
+      // output token at the pools' own prices (a DEX with `flow`; 0 where no pool joins wNEAR to the output): the
+      // pools alone decide a route, so the same pools give the same route whatever prices are indexed.
+      const flow = routing.flow !== undefined && !routing.hopsNeedTrader ? { ...routing.flow, graph: this.flowOf(dex, index) } : null;
+      const actionCost = flow === null ? 0n : flow.graph.inToken(flow.actionBurn * GAS_PRICE_YOCTO, this.contracts.Wrap, tokenOut);
+      const value = (list: readonly PathQuote[]) => totalOut(list) - actionCost * BigInt(list.reduce((n, p) => n + p.hops.length, 0));
+      paths = [top.reduce((best, p) => (value([p]) > value([best]) ? p : best))];
       let complements: PathQuote[] = [];
       if (routing.splits) {
         // The best path's complements: the paths that avoid its pools, ranked by what they give for a small share
@@ -162,27 +168,21 @@ export class Router {
         }
         for (const set of challenger === null ? [sets[0]!] : [sets[0]!, challenger]) {
           const split = splitExactIn(set, amountIn, SPLIT_CHUNKS);
-          if (split !== null && totalOut(split) > totalOut(paths)) paths = split;
+          if (split !== null && value(split) > value(paths)) paths = split;
         }
       }
-      if (routing.flow !== undefined && !routing.hopsNeedTrader) {
-        // The optimal flow over the pools with a curve, seeded with the paths' pools; kept only when it gives more.
+      if (flow !== null) {
+        // The optimal flow over the pools with a curve, seeded with the paths' pools; kept only when it is worth more.
         const seeds = [...top, ...complements, ...paths].flatMap((p) => p.hops.map((h) => h.poolId));
-        const { fits, maxActions, actionBurn } = routing.flow;
         const callLimits = { maxTransactionGas: this.maxTransactionGas, referral: query.referrerId !== null };
-        // An action's gas in the output token at the pools' own prices (0 where no pool joins wNEAR to it): the
-        // pools alone decide a route, so the same pools give the same route whatever prices are indexed.
-        const flow = this.flowOf(dex, index);
-        const actionCost = flow.inToken(actionBurn * GAS_PRICE_YOCTO, this.contracts.Wrap, tokenOut);
-        const plan = flow.route(tokenIn, tokenOut, amountIn, { maxActions: maxActions(callLimits), fits: (p) => fits(p, callLimits) }, seeds, actionCost);
-        // Kept when it gives more, net of the gas of its further actions.
-        const actions = (list: readonly PathQuote[]) => BigInt(list.reduce((n, p) => n + p.hops.length, 0));
-        if (plan !== null && plan.amountOut - actionCost * actions(plan.paths) > totalOut(paths) - actionCost * actions(paths)) paths = plan.paths;
+        const fit = { maxActions: flow.maxActions(callLimits), fits: (p: readonly PathQuote[]) => flow.fits(p, callLimits) };
+        const plan = flow.graph.route(tokenIn, tokenOut, amountIn, fit, seeds, actionCost);
+        if (plan !== null && value(plan.paths) > value(paths)) paths = plan.paths;
       }
       // Paths that share no pool are a split: its shares, found in floating point or in chunks, are polished to units.
       if (paths.length > 1 && new Set(paths.flatMap((p) => p.hops.map((h) => h.poolId))).size === paths.reduce((n, p) => n + p.hops.length, 0)) {
         const refined = refineDisjoint(paths, amountIn);
-        if (refined !== null && totalOut(refined) > totalOut(paths)) paths = refined;
+        if (refined !== null && value(refined) > value(paths)) paths = refined;
       }
     } else {
       const path = limits.exactOut > 0 ? bestPathExactOut(index, tokenIn, tokenOut, query.amount.amountOut, limits.exactOut) : null;
