@@ -147,6 +147,8 @@ export interface RefMarketOptions {
   blocks?: number;
   /** When a transaction's receipt runs (chain.ts); default `same-block`. */
   txReceipts?: 'same-block' | 'nearcore';
+  /** Some one-hop swaps by output (`amount_out`, `max_amount_in`: Ref 1.9.4 and later); default false. */
+  byOutput?: boolean;
 }
 
 /** One trade of the seeded market: bob's instant swap, and whether its minimum was meant to fail. */
@@ -157,6 +159,8 @@ export interface MarketSwap {
   amountIn: bigint;
   /** Set above anything the pools can pay: the swap must fail with E68 and the tokens come back. */
   refused: boolean;
+  /** A swap by output: the exact amount asked (`amountIn` is what was sent, the most it may take). */
+  amountOut?: bigint;
 }
 
 export interface RefMarket {
@@ -224,7 +228,20 @@ export function refMarket(wasm: RefScenarioWasm, options: RefMarketOptions = {})
     const actions = rng.int(4);
     for (let k = 0; k < actions; k++) {
       const roll = rng.int(10);
-      if (roll < 7) {
+      if (roll < 2 && options.byOutput) {
+        const tokenIn = rng.pick(tokens);
+        const tokenOut = rng.pick(tokens.filter((t) => t !== tokenIn));
+        const poolId = poolOf(tokenIn, tokenOut);
+        const view = chain.view<PoolView>(REF, 'get_pool', { pool_id: poolId });
+        const reserve = (t: string) => BigInt(view.amounts[view.token_account_ids.indexOf(t)]!);
+        const k = BigInt(1 + rng.int(10));
+        const amountOut = (reserve(tokenOut) * k) / 1000n;
+        // Twice what the pool's price asks: the contract takes what it needs and sends the rest back.
+        const amountIn = (reserve(tokenIn) * k * 2n) / 1000n;
+        const msg = { actions: [{ pool_id: poolId, token_in: tokenIn, token_out: tokenOut, amount_out: amountOut.toString(), max_amount_in: amountIn.toString() }] };
+        const txHash = chain.call(BOB, tokenIn, 'ft_transfer_call', { receiver_id: REF, amount: amountIn.toString(), msg: JSON.stringify(msg) }, 1n, 200n * TGAS);
+        swaps.push({ txHash, height: chain.height, path: [{ poolId, tokenIn, tokenOut }], amountIn, refused: false, amountOut });
+      } else if (roll < 7) {
         const tokenIn = rng.pick(tokens);
         const tokenOut = rng.pick(tokens.filter((t) => t !== tokenIn));
         const twoHop = rng.chance(0.3);

@@ -11,8 +11,14 @@ import type { CoreEvent } from '../../near/events.ts';
 import { BOB, REF, refMarket, TOKEN_A, TOKEN_B, WRAP } from '../../devnet/realnet/scenario.ts';
 import { REF_RELEASES, refWasm, vendoredWasm } from '../../devnet/realnet/wasm.ts';
 
+// Swaps by output (`amount_out` in the instant swap's actions) from 1.9.4, the first release with `swap_by_output`.
+const BY_OUTPUT: ReadonlySet<string> = new Set(['1.9.4', '1.9.16', '1.9.17']);
+
 describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (release) => {
-  const m = refMarket({ ref: refWasm(release), wNear: vendoredWasm('w_near'), ftSdk3: vendoredWasm('fungible_token_sdk3.1'), ftSdk4: vendoredWasm('fungible_token_sdk4.1') }, { blocks: 120 });
+  const m = refMarket(
+    { ref: refWasm(release), wNear: vendoredWasm('w_near'), ftSdk3: vendoredWasm('fungible_token_sdk3.1'), ftSdk4: vendoredWasm('fungible_token_sdk4.1') },
+    { blocks: 120, byOutput: BY_OUTPUT.has(release) },
+  );
   const blocks = m.blocks.map((raw) => normalizeStreamerMessage(raw));
   const amm = blocks.flatMap((b) => decodeAmmA(b, { contractId: REF }));
   const core = blocks.flatMap((b) => decodeBlock(b));
@@ -48,6 +54,7 @@ describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (releas
     const swapsByReceipt = new Map<string, Extract<AmmAEvent, { kind: 'swap' }>[]>();
     for (const e of amm) if (e.kind === 'swap') swapsByReceipt.set(e.receiptId, [...(swapsByReceipt.get(e.receiptId) ?? []), e]);
     let hops = 0;
+    let byOutput = 0;
     for (const s of m.swaps) {
       const rs = m.chain.executed.filter((r) => r.receipt.txHash === s.txHash);
       const onTransfer = rs.find((r) => r.receipt.receiverId === REF && r.receipt.actions[0]?.kind === 'FunctionCall' && r.receipt.actions[0].method === 'ft_on_transfer')!;
@@ -59,6 +66,21 @@ describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (releas
         continue;
       }
       expect(decoded.map((e) => [e.poolId, e.trader, e.tokenIn, e.tokenOut])).toEqual(s.path.map((h) => [h.poolId, BOB, h.tokenIn, h.tokenOut]));
+      if (s.amountOut !== undefined) {
+        // By output: exactly the amount asked, and what it did not take of the input comes back to bob.
+        expect(decoded[0]!.amountOut).toBe(s.amountOut);
+        expect(decoded[0]!.amountIn).toBeLessThan(s.amountIn);
+        const moved = core.filter((e): e is Extract<CoreEvent, { kind: 'ft_transfer' }> => e.kind === 'ft_transfer' && e.txHash === s.txHash && e.from === REF && e.to === BOB);
+        expect(moved.map((e) => [e.contractId, e.amount]).sort()).toEqual(
+          [
+            [s.path[0]!.tokenIn, s.amountIn - decoded[0]!.amountIn],
+            [s.path[0]!.tokenOut, s.amountOut],
+          ].sort(),
+        );
+        byOutput++;
+        hops++;
+        continue;
+      }
       expect(decoded[0]!.amountIn).toBe(s.amountIn);
       for (let i = 1; i < decoded.length; i++) expect(decoded[i]!.amountIn).toBe(decoded[i - 1]!.amountOut);
       const paid = core.filter((e): e is Extract<CoreEvent, { kind: 'ft_transfer' }> => e.kind === 'ft_transfer' && e.txHash === s.txHash && e.from === REF && e.to === BOB);
@@ -66,6 +88,7 @@ describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (releas
       hops += decoded.length;
     }
     expect(hops).toBeGreaterThan(80);
+    expect(byOutput > 10).toBe(BY_OUTPUT.has(release));
   });
 
   it("bob's balances summed from the decoded transfers and mints equal the tokens' ft_balance_of; nothing undecoded", () => {
