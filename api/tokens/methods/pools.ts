@@ -136,7 +136,9 @@ export const poolsGet = defineMethod({
     if (params.pool_id) filters.push(sql`p.pool_id = ${params.pool_id}`);
     const having = params.min_liquidity_usd === undefined ? sql`true` : sql`l.liquidity >= ${scaledBound(params.min_liquidity_usd)}`;
     const sort = params.sort ?? { by: 'liquidity_usd' as const, desc: true };
-    const order = sql`${sql.ref(sort.by === 'liquidity_usd' ? 'f.liquidity' : 'f.volume')} ${sql.raw(sort.desc ? 'desc' : 'asc')} nulls last, f.dex, f.pool_id`;
+    // Constant fragments only: the sort's column and direction are chosen here, never spliced from the request.
+    const column = sort.by === 'liquidity_usd' ? sql`f.liquidity` : sql`f.volume`;
+    const order = sql`${column} ${sort.desc ? sql`desc` : sql`asc`} nulls last, f.dex, f.pool_id`;
     // The 24 h window as heights too, so the hops are read from their partitions by (dex, pool_id, height).
     const since = head.timestamp_millis - DAY_MS;
     const { aboveHeight } = await timeWindow(db, { after_millis: since });
