@@ -195,6 +195,26 @@ describe('realnet chain: promises on a hand-assembled contract', () => {
     expect(chain.balance('plain.near')).toBe(1n * Y);
   });
 
+  it('a receipt of two calls whose second fails rolls back as one: the first call\'s deposit comes back, logs and value dropped', () => {
+    const chain = setUp();
+    const before = { alice: chain.balance('alice.near'), relay: chain.balance('relay.near') };
+    chain.submit('alice.near', 'relay.near', [
+      { kind: 'FunctionCall', method: 'leaf', args: {}, deposit: 2n * Y, gas: 10n * TGAS },
+      { kind: 'FunctionCall', method: 'fail', args: {}, deposit: 3n * Y, gas: 10n * TGAS },
+    ]);
+    const { receipts } = runAll(chain);
+    expect(receipts.map(({ method, at, status }) => [method, at, status])).toEqual([
+      ['leaf', 0, 'Failure'],
+      ['Transfer', 1, 'SuccessValue'],
+    ]);
+    // The failure names the second action; both calls ran (the first succeeded inside the receipt).
+    expect(JSON.stringify(receipts[0]!.r.status)).toContain('"index":1');
+    expect(receipts[0]!.r.calls.map((c) => c.ok)).toEqual([true, false]);
+    expect(receipts[1]!.r.receipt.actions).toEqual([{ kind: 'Transfer', deposit: 5n * Y }]);
+    expect(chain.balance('relay.near')).toBe(before.relay);
+    expect(chain.balance('alice.near')).toBe(before.alice);
+  });
+
   it('transactions run first in their block, then the receipts sent to it, in the order they were sent', () => {
     const chain = setUp();
     chain.call('alice.near', 'relay.near', 'start', {}, 0n, 150n * TGAS);
