@@ -1033,7 +1033,10 @@ function subscribeShape(text: string): { id: number; query?: string } | 'close' 
 
 /** What GET /route answers for a query: the routes JSON, or the error text. */
 async function routeAnswerOf(query: string): Promise<{ routes: string; height: string } | { error: string }> {
-  const res = await app.inject({ method: 'GET', url: `/route?${query.startsWith('?') ? query.slice(1) : query}` });
+  // As a client sends the query string in a URL: white space, control characters and `#` percent-encoded (a URL
+  // parser would otherwise trim, drop or cut at them before the api sees them).
+  const sent = (query.startsWith('?') ? query.slice(1) : query).replace(/[\s\x00-\x1f\x7f#]/g, (c) => encodeURIComponent(c));
+  const res = await app.inject({ method: 'GET', url: `/route?${sent}` });
   expectRouteAnswer(res.statusCode, res.headers['content-type'] as string | undefined, res.body, `GET /route?${query}`);
   return res.statusCode === 200 ? { routes: res.body, height: String(res.headers['x-dexlake-height']) } : { error: res.body };
 }
