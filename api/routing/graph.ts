@@ -94,6 +94,8 @@ export class RoutingGraph {
   private byDex = new Map<DexId, RoutingPool[]>();
   /** Every token a routed pool holds, in the DEXes' vocabulary (`near`, a contract id, `inner-nep141:...`). */
   private poolTokens = new Set<string>();
+  /** The tokens of the pools not routed because their latest write did not decode (stale): known, not routable. */
+  private readonly stalePools = new Map<string, readonly string[]>();
   /** Bumped on every change; subscriptions compare it. */
   version = 0;
   /**
@@ -133,9 +135,10 @@ export class RoutingGraph {
   }
 
   /** Whether the service knows a token (a contract id, or `inner-nep141:...`): a row of `tokens` or
-   * `token_market` (the indexer saw it: a transfer, its metadata, a price), or a token of a routed pool. */
+   * `token_market` (the indexer saw it: a transfer, its metadata, a price), or a token of an indexed pool, routed or
+   * stale. */
   knowsToken(id: string): boolean {
-    return this.tokens.has(id) || this.poolTokens.has(id);
+    return this.tokens.has(id) || this.poolTokens.has(id) || [...this.stalePools.values()].some((tokens) => tokens.includes(id));
   }
 
   /** Called after each applied change with the pool keys it touched (or 'all'). */
@@ -154,14 +157,15 @@ export class RoutingGraph {
     // full load says where the tables are, even below an earlier height: after a replay or a rebuild).
     const head = await this.db.kysely.selectFrom('blocks').select('height').orderBy('height', 'desc').limit(1).executeTakeFirst();
     const [pools, tokens, market, timeAndLedgers] = await Promise.all([
-      // A stale pool's latest write did not decode: its state is unknown, so it is not routed.
-      this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height']).where('stale', '=', false).execute(),
+      // A stale pool's latest write did not decode: its state is unknown, so it is not routed (its tokens are known).
+      this.db.kysely.selectFrom('pools').select(['dex', 'pool_id', 'state', 'updated_height', 'stale', 'tokens']).execute(),
       this.db.kysely.selectFrom('tokens').select(['token', 'decimals']).execute(),
       this.db.kysely.selectFrom('token_market').select(['token', 'price_usd']).execute(),
       this.readTimeAndLedgers(),
     ]);
     this.pools.clear();
-    for (const row of pools) this.putPool(row);
+    this.stalePools.clear();
+    for (const row of pools) this.putRow(row);
     this.tokens.clear();
     this.putTokens(tokens, market);
     this.setTimeAndLedgers(timeAndLedgers);
@@ -200,8 +204,7 @@ export class RoutingGraph {
     const rows = wanted.length
       ? await this.db.kysely
           .selectFrom('pools')
-          .select(['dex', 'pool_id', 'state', 'updated_height'])
-          .where('stale', '=', false)
+          .select(['dex', 'pool_id', 'state', 'updated_height', 'stale', 'tokens'])
           .where((eb) => eb.or(wanted.map((w) => eb.and([eb('dex', '=', w.dex), eb('pool_id', '=', w.poolId)]))))
           .execute()
       : [];
@@ -213,9 +216,12 @@ export class RoutingGraph {
         ])
       : [[], []];
     // Everything read: applied from here on without an await, so no route sees half of it.
-    // A named pool without a (fresh) row was deleted or went stale.
-    for (const key of keys) this.pools.delete(key);
-    for (const row of rows) this.putPool(row);
+    // A named pool without a row was deleted; one gone stale is no longer routed.
+    for (const key of keys) {
+      this.pools.delete(key);
+      this.stalePools.delete(key);
+    }
+    for (const row of rows) this.putRow(row);
     const ledgersChanged = this.setTimeAndLedgers(timeAndLedgers);
     // A new ledger value moves the quotes of the pools it affects, though no pool was written: they count as changed.
     const changed = new Set(keys);
@@ -384,6 +390,11 @@ export class RoutingGraph {
     const next = this.queue.then(() => (this.stopped ? undefined : step()));
     this.queue = next.catch(() => {});
     return next;
+  }
+
+  private putRow(row: { dex: string; pool_id: string; state: unknown; updated_height: number; stale: boolean; tokens: string[] }): void {
+    if (row.stale) this.stalePools.set(poolKey(row.dex, row.pool_id), row.tokens);
+    else this.putPool(row);
   }
 
   private putPool(row: { dex: string; pool_id: string; state: unknown; updated_height: number }): void {

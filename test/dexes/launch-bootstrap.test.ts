@@ -159,15 +159,26 @@ describe('Launch bootstrap on the devnet', () => {
     expect(bootstrapped).toEqual(indexed.filter((r) => poolIds(bootstrapped).includes((r as { pool_id: string }).pool_id)));
     const absent = poolIds(indexed).filter((id) => !poolIds(bootstrapped).includes(id));
     expect(absent.sort()).toEqual(['lumen.aidols.near', LIVE_UNWRITTEN, 'miko.aidols.near']);
-    // The routes of the curves read are equal; lumen2's, a live curve the bootstrap could not see, are missing.
+    // The routes of the curves read are equal; lumen2's, a live curve the bootstrap could not see, are missing. The
+    // graduated curves it could not see leave their tokens unknown to it: where indexing knows the pair and has no
+    // route, the bootstrapped service names the token it never saw.
+    const unseen = ['lumen.aidols.near', 'miko.aidols.near'];
     let missing = 0;
+    let unknown = 0;
     for (const route of routes) {
-      if (!route.query.includes(LIVE_UNWRITTEN)) expect(route.bootstrapped, route.query).toBe(route.indexed);
+      const query = new URLSearchParams(route.query);
+      const named = [query.get('token_in'), query.get('token_out')].find((t) => unseen.includes(t!));
+      if (named !== undefined && !route.query.includes(LIVE_UNWRITTEN)) {
+        expect(route.indexed, route.query).toBe('200 []');
+        expect(route.bootstrapped, route.query).toBe(`400 Unknown token: ${named}`);
+        unknown++;
+      } else if (!route.query.includes(LIVE_UNWRITTEN)) expect(route.bootstrapped, route.query).toBe(route.indexed);
       else if (found(route.indexed)) {
         expect(found(route.bootstrapped), route.query).toBe(false);
         missing++;
       }
     }
     expect(missing).toBe(3);
+    expect(unknown).toBeGreaterThan(0);
   }, 120_000);
 });
