@@ -152,22 +152,22 @@ describe('the explorer', () => {
     expect(positions.rows.length).toBeGreaterThan(0);
     await page.waitForFunction((n) => document.querySelectorAll('table.positions tbody tr').length === n, positions.rows.length);
     // Realized and unrealized PnL, per token.
-    // [api realized, unrealized] and the texts shown: 4 significant digits; a loss keeps its minus after the dollar sign.
+    // [api realized, unrealized] and the texts shown: 4 significant digits; a loss reads -$0.4745, the sign before the dollar.
     const pnls: [string, string | null, string, string][] = [
-      ['0', '-0.474461', '$0', '$-0.4745'],
+      ['0', '-0.474461', '$0', '-$0.4745'],
       ['0', null, '$0', '-'],
       ['0', '0', '$0', '$0'],
       ['0', '0', '$0', '$0'],
       ['0', '0.414755', '$0', '$0.4148'],
-      ['0', '-22.6593', '$0', '$-22.66'],
+      ['0', '-22.6593', '$0', '-$22.66'],
       ['0', '39.5789', '$0', '$39.58'],
-      ['-0.0484198', '-7.61951', '$-0.04842', '$-7.62'], // 7.620: the trailing zero dropped
+      ['-0.0484198', '-7.61951', '-$0.04842', '-$7.62'], // 7.620: the trailing zero dropped
       ['0', '4.69493', '$0', '$4.695'],
       ['0.154524', '0', '$0.1545', '$0'],
       ['0', null, '$0', '-'],
-      ['0', '-1.55192', '$0', '$-1.552'],
-      ['-0.00805506', '-0.0559729', '$-0.008055', '$-0.05597'],
-      ['0.436907', '-28.2942', '$0.4369', '$-28.29'],
+      ['0', '-1.55192', '$0', '-$1.552'],
+      ['-0.00805506', '-0.0559729', '-$0.008055', '-$0.05597'],
+      ['0.436907', '-28.2942', '$0.4369', '-$28.29'],
     ];
     expect(positions.rows.map((r: { realized_pnl_usd: string | null; unrealized_pnl_usd: string | null }) => [r.realized_pnl_usd, r.unrealized_pnl_usd])).toEqual(pnls.map(([r, u]) => [r, u]));
     const pnl = await page.locator('table.positions tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[3]!.textContent, r.children[4]!.textContent]));

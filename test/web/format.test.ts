@@ -22,11 +22,11 @@ describe('usd', () => {
     expect(usd('999999.5')).toBe('$1,000,000');
   });
 
-  it('keeps a loss minus after the dollar sign, at every size', () => {
-    expect(usd('-2.14')).toBe('$-2.14');
-    expect(usd('-0.123456', 4)).toBe('$-0.1235');
-    expect(usd('-12345.6')).toBe('$-12,346');
-    expect(usd('-1234567')).toBe('$-1.23M');
+  it('writes a loss as -$2.14, the sign before the dollar, at every size', () => {
+    expect(usd('-2.14')).toBe('-$2.14');
+    expect(usd('-0.123456', 4)).toBe('-$0.1235');
+    expect(usd('-12345.6')).toBe('-$12,346');
+    expect(usd('-1234567')).toBe('-$1.23M');
   });
 
   it('shows no value as a dash', () => {

@@ -24,9 +24,13 @@ export function decimal(text: string, digits = 6): string {
 export function usd(text: string | number | null | undefined, digits = 6): string {
   if (text === null || text === undefined) return '-';
   const value = Number(text);
-  if (Math.abs(value) >= 1_000_000) return `$${(value / 1_000_000).toLocaleString('en-US', { maximumFractionDigits: 2 })}M`;
-  if (Math.abs(value) >= 10_000) return `$${Math.round(value).toLocaleString('en-US')}`;
-  return `$${decimal(String(text), digits)}`;
+  // A loss reads -$2.14: the sign before the currency, as finance writes it.
+  const sign = value < 0 ? '-' : '';
+  const size = Math.abs(value);
+  if (size >= 1_000_000) return `${sign}$${(size / 1_000_000).toLocaleString('en-US', { maximumFractionDigits: 2 })}M`;
+  if (size >= 10_000) return `${sign}$${Math.round(size).toLocaleString('en-US')}`;
+  const raw = String(text).trim();
+  return `${sign}$${decimal(raw.startsWith('-') ? raw.slice(1) : raw, digits)}`;
 }
 
 /** A fraction (0.05) as a signed percentage (+5.00%). */
