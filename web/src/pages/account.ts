@@ -24,9 +24,11 @@ export function accountPage(main: HTMLElement, id: string): void {
   data(api.GET('/balances', { params: { query: { account_id: id, precision: 6 } } }))
     .then((result) => {
       total.textContent = `Total ${usd(result.total_value_usd)}`;
+      // By value, the largest first; a balance the api cannot price last (in the api's order among themselves).
+      const rows = [...result.rows].sort((a, b) => (a.value_usd === null ? (b.value_usd === null ? 0 : 1) : b.value_usd === null ? -1 : Number(b.value_usd) - Number(a.value_usd)));
       fill(
         balances.body,
-        ...result.rows.map((r) =>
+        ...rows.map((r) =>
           h('tr', {}, h('td', {}, tokenLink(r.token, r.symbol)), h('td', { class: 'num' }, units(r.amount, r.decimals)), h('td', { class: 'num' }, usd(r.price_usd)), h('td', { class: 'num' }, usd(r.value_usd, 4))),
         ),
       );
@@ -61,6 +63,10 @@ export function accountPage(main: HTMLElement, id: string): void {
       const amount = (token: string, value: string) => [units(value, info.get(token)?.decimals), ' ', tokenLink(token, info.get(token)?.symbol)];
       const what = (r: Record<string, any>) => {
         if (r.kind === 'trade') return [...amount(r.token_in, r.amount_in), ' → ', ...amount(r.token_out, r.amount_out), ` on ${r.dex}`];
+        // A stake or a wrap reads as the action it was: NEAR in is staking (or wrapping), NEAR out unstaking (or
+        // unwrapping).
+        if (r.kind === 'stake') return r.token_in === 'near' ? ['Staked ', ...amount(r.token_in, r.amount_in), ' for ', ...amount(r.token_out, r.amount_out), ` on ${r.dex}`] : ['Unstaked ', ...amount(r.token_in, r.amount_in), ' for ', ...amount(r.token_out, r.amount_out), ` on ${r.dex}`];
+        if (r.kind === 'wrap') return r.token_in === 'near' ? ['Wrapped ', ...amount(r.token_in, r.amount_in)] : ['Unwrapped ', ...amount(r.token_in, r.amount_in)];
         if (r.kind === 'transfer') return [...amount(r.token, r.amount), r.from === id ? ' to ' : ' from ', accountLink(r.from === id ? r.to : r.from)];
         return [Object.entries(r).filter(([k]) => !['id', 'kind', 'block_height', 'timestamp_millis', 'tx_hash', 'receipt_id'].includes(k)).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ')];
       };
