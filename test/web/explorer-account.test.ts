@@ -1,8 +1,8 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
 // Issue 32 point 6 in the browser: an account's stakes and wraps read as actions with decimal amounts, its balances
-// sort by value (unpriced last), and the token table at phone width shows each token's price and 24 h change on
-// screen. The devnet is seeded ('explorer', fixed genesis): the api's values below are fixed, and each is written
+// sort by value (unpriced last), the token table leaves out `inner-nep141:` ids (X held inside Ref, not a token of
+// its own) and at phone width shows each token's price and 24 h change on screen. The devnet is seeded ('explorer', fixed genesis): the api's values below are fixed, and each is written
 // out by hand beside the text it must read as (not made with web/src/format.ts, the formatter under test).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,6 +80,26 @@ describe('the explorer, issue 32 point 6', () => {
     for (const [token, value] of rows) expect(byToken.get(token), token).toBe(value);
     const shown = await page.locator('table.balances tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('a')!.getAttribute('href'), tr.children[3]!.textContent]));
     expect(shown).toEqual(rows.map(([token, , text]) => [`#/token/${encodeURIComponent(token)}`, text]));
+  });
+
+  it('token table: no inner-nep141: row (the api lists them, nameless and unpriced); every other token is shown, searched too', async () => {
+    await page.goto(`${site.url}/#/`);
+    await page.waitForSelector('table.tokens tbody tr');
+    const table = await api('/tokens?fields=symbol,price_usd&limit=100');
+    const inner = table.rows.filter((r: unknown[]) => String(r[0]).startsWith('inner-nep141:'));
+    // The devnet's AmmA inner balances at height 300: six, none with a symbol or a price.
+    expect(inner.map((r: unknown[]) => r[0])).toContain('inner-nep141:wrap.near');
+    expect(inner.length).toBe(6);
+    for (const r of inner) expect([r[1], r[2]]).toEqual([null, null]);
+    const shown = await page.locator('table.tokens tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-token')));
+    expect(shown.filter((id) => id!.startsWith('inner-nep141:'))).toEqual([]);
+    expect([...shown].sort()).toEqual(table.rows.map((r: unknown[]) => r[0]).filter((id: string) => !id.startsWith('inner-nep141:')).sort());
+    // A search over every token the api knows: wNEAR, not its inner balance.
+    await page.fill('#token-search', 'wrap.near');
+    await page.waitForFunction(() => document.querySelector('main')!.dataset.searched === 'wrap.near');
+    const found = await page.locator('table.tokens tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-token')));
+    expect(found).toContain('wrap.near');
+    expect(found.filter((id) => id!.startsWith('inner-nep141:'))).toEqual([]);
   });
 
   it('token table at phone width (390 px): each row\'s price and 24 h change are on screen', async () => {

@@ -52,9 +52,11 @@ describe('the explorer', () => {
     await page.goto(`${site.url}/#/`);
     await page.waitForSelector('table.tokens tbody tr');
     const table = await api('/tokens?fields=symbol&limit=100');
-    expect((await page.locator('table.tokens tbody tr').count())).toBe(table.rows.length);
+    // Less the inner-nep141: ids (AmmA inner balances), which the table leaves out (explorer-account.test.ts).
+    const tokens = table.rows.filter((r: string[]) => !r[0]!.startsWith('inner-nep141:'));
+    expect((await page.locator('table.tokens tbody tr').count())).toBe(tokens.length);
     // Sorted by liquidity, as the api sorts: the same first token.
-    expect(await page.locator('table.tokens tbody tr').first().getAttribute('data-token')).toBe(table.rows[0][0]);
+    expect(await page.locator('table.tokens tbody tr').first().getAttribute('data-token')).toBe(tokens[0][0]);
 
     // Keyboard: the Price header's button sorts by price, descending.
     await page.locator('th button', { hasText: 'Price' }).focus();

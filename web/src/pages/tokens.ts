@@ -13,6 +13,13 @@ const LIMIT = 100;
 /** How long typing pauses before the search is asked. */
 const SEARCH_DELAY_MS = 150;
 
+/**
+ * `inner-nep141:X` is not a token of its own but X held inside an AmmA (Ref) exchange for its depositors: no one holds,
+ * sends or trades it apart from X. The api gives it no symbol and no price, so it would read as a nameless, unpriced
+ * row; labelled and priced as X it would list X twice. The honest table leaves it out: X's own row stands for it.
+ */
+const isInner = (id: string) => id.startsWith('inner-nep141:');
+
 /** A token table result's rows as records. */
 const recordsOf = (table: { columns: string[]; rows: unknown[][] }): Row[] =>
   table.rows.map((row) => {
@@ -69,10 +76,11 @@ export function tokensPage(main: HTMLElement): () => void {
     const needle = query.toLowerCase();
     // A search shows the api's matches, with the live values of those the table follows; until they come, the
     // table's own rows that match.
-    const shown =
+    const shown = (
       needle && found !== null
         ? found.map((r) => rows.get(r.id) ?? r)
-        : [...rows.values()].filter((r) => !needle || [r.id, r.symbol, r.name].some((t) => String(t ?? '').toLowerCase().includes(needle)));
+        : [...rows.values()].filter((r) => !needle || [r.id, r.symbol, r.name].some((t) => String(t ?? '').toLowerCase().includes(needle)))
+    ).filter((r) => !isInner(r.id));
     shown.sort((a, b) => {
       const va = value(a, sort.key);
       const vb = value(b, sort.key);
