@@ -1,6 +1,6 @@
 // The shape every token-data method has: zod params (also the source of `schema` and of GET parsing), a run from
 // validated params to a result over one database snapshot, and the caching rule the answer falls under.
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Kysely } from 'kysely';
 import { sql } from '../../db/kysely.ts';
 import type { Db } from '../../db/connect.ts';
@@ -60,3 +60,21 @@ export async function readHead(db: Kysely<Database>): Promise<Head> {
   const latest = rows[0];
   return { height: latest?.height ?? 0, timestamp_millis: latest?.timestamp_ms ?? 0 };
 }
+
+/**
+ * The height history starts at when it does not start at the chain's first indexed block: the height of a
+ * `dexlake bootstrap` (the database's first block, whose events are the state read there, receipts `bootstrap:<dex>`
+ * and `bootstrap:metadata`). Balances, holders, positions, activity and candles are known only from there on.
+ * Null when the first block is an indexed one (history complete from where the chain was indexed).
+ */
+export async function historyFromHeight(db: Kysely<Database>): Promise<number | null> {
+  const { rows } = await sql<{ height: string | number }>`
+    select f.height from (select height from blocks order by height asc limit 1) f
+    where exists (select 1 from events e where e.block_height = f.height and e.receipt_id >= 'bootstrap:' and e.receipt_id < 'bootstrap;')`.execute(db);
+  return rows[0] === undefined ? null : Number(rows[0].height);
+}
+
+export const historyFromHeightField = z
+  .int()
+  .nullable()
+  .describe('the block history starts at when the database was bootstrapped there (`dexlake bootstrap`): balances, holders, positions, activity and candles are known only from it on; null when history is complete');

@@ -6,7 +6,7 @@ import type { RawBuilder } from 'kysely';
 import { sql } from '../../../db/kysely.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal, share, usdValue } from '../decimal.ts';
-import { defineMethod } from '../method.ts';
+import { defineMethod, historyFromHeight, historyFromHeightField } from '../method.ts';
 import { LIMITS } from '../limits.ts';
 import { tokenExists } from './history.ts';
 import { precisionSchema } from './tokens.ts';
@@ -34,7 +34,7 @@ export const balancesGet = defineMethod({
   path: '/balances',
   summary: "An account's non-zero balances, now or at a past block, with USD values at that block's prices.",
   params: balancesGetParams,
-  result: z.object({ height: z.int(), timestamp_millis: z.int(), account_id: z.string(), at_height: z.int(), total_value_usd: z.string(), rows: z.array(balanceRow) }),
+  result: z.object({ height: z.int(), timestamp_millis: z.int(), history_from_height: historyFromHeightField, account_id: z.string(), at_height: z.int(), total_value_usd: z.string(), rows: z.array(balanceRow) }),
   async run(snapshot, params) {
     const { db, head } = snapshot;
     if (params.at_height !== undefined && params.at_millis !== undefined) throw badRequest('give at_height or at_millis, not both');
@@ -88,7 +88,7 @@ export const balancesGet = defineMethod({
       allKnown = known.length === new Set(params.tokens).size;
     }
     return {
-      result: { height: head.height, timestamp_millis: head.timestamp_millis, account_id: params.account_id, at_height: at, total_value_usd: presentDecimal(formatScaled(total), params.precision)!, rows: out },
+      result: { height: head.height, timestamp_millis: head.timestamp_millis, history_from_height: await historyFromHeight(db), account_id: params.account_id, at_height: at, total_value_usd: presentDecimal(formatScaled(total), params.precision)!, rows: out },
       cache: allKnown ? 'live' : 'none',
       rows: out.length,
     };
@@ -109,11 +109,12 @@ export const holdersGet = defineMethod({
   result: z.object({
     height: z.int(),
     timestamp_millis: z.int(),
+    history_from_height: historyFromHeightField,
     token: z.string(),
-    holders: z.int().describe('accounts with a positive balance'),
+    holders: z.int().describe('accounts with a positive balance (from history_from_height on, when not null)'),
     total_supply: z.string().nullable(),
     next_cursor: z.string().nullable(),
-    rows: z.array(z.object({ account_id: z.string(), amount: z.string(), share: z.string().nullable().describe('amount / total_supply (0.25 = a quarter)') })),
+    rows: z.array(z.object({ account_id: z.string(), amount: z.string(), share: z.string().nullable().describe('amount / total_supply (0.25 = a quarter); null where the balances are partial: the supply is unknown (the token was created before the log began, e.g. before a bootstrap at history_from_height)') })),
   }),
   async run(snapshot, params) {
     const { db, head } = snapshot;
@@ -126,19 +127,26 @@ export const holdersGet = defineMethod({
     const { rows } = await sql<{ account: string; balance: string }>`
       select account, balance from balances where token = ${params.token} and balance > 0 ${after}
       order by balance desc, account asc limit ${params.limit}`.execute(db);
-    const { rows: meta } = await sql<{ total_supply: string | null; holders: number }>`
-      select total_supply, coalesce(t.holders, 0) as holders
+    const { rows: meta } = await sql<{ total_supply: string | null; holders: number; created_height: string | null }>`
+      select total_supply, coalesce(t.holders, 0) as holders, t.created_height
       from (select ${params.token}::text as token) q left join tokens t on t.token = q.token`.execute(db);
+    const from = await historyFromHeight(db);
+    // Shares only where the balances are complete: the supply is known only for a token whose creation is in the
+    // log (so are its every mint and transfer); after a bootstrap at H that means a token created after H, never
+    // one that existed at H (its balances before H are unknown).
+    const created = meta[0]?.created_height == null ? null : Number(meta[0].created_height);
+    const complete = from === null || (created !== null && created > from);
     const supply = meta[0]?.total_supply ?? null;
     const last = rows.at(-1);
     const result = {
       height: head.height,
       timestamp_millis: head.timestamp_millis,
+      history_from_height: from,
       token: params.token,
       holders: meta[0]?.holders ?? 0,
       total_supply: supply,
       next_cursor: rows.length === params.limit && last ? `${last.balance}:${last.account}` : null,
-      rows: rows.map((r) => ({ account_id: r.account, amount: String(r.balance), share: supply === null ? null : share(BigInt(r.balance), BigInt(supply)) })),
+      rows: rows.map((r) => ({ account_id: r.account, amount: String(r.balance), share: supply === null || !complete ? null : share(BigInt(r.balance), BigInt(supply)) })),
     };
     return { result, cache: (await tokenExists(snapshot, params.token)) ? 'live' : 'none', rows: rows.length };
   },

@@ -7,7 +7,7 @@ import { sql } from '../../../db/kysely.ts';
 import { DEXES } from '../../../dexes/index.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal } from '../decimal.ts';
-import { defineMethod } from '../method.ts';
+import { defineMethod, historyFromHeight, historyFromHeightField } from '../method.ts';
 import { LIMITS } from '../limits.ts';
 import { averageCost, positionsFromTrades, unrealized } from '../positions.ts';
 import { historyCache, timeWindow } from './history.ts';
@@ -64,6 +64,7 @@ export const activityQuery = defineMethod({
   result: z.object({
     height: z.int(),
     timestamp_millis: z.int(),
+    history_from_height: historyFromHeightField,
     latest_id: z.string().nullable(),
     next_cursor: z.string().nullable(),
     rows: z.array(z.object({ id: z.string(), kind: z.enum(ACTIVITY_KINDS), block_height: z.int(), timestamp_millis: z.int(), tx_hash: z.string().nullable() }).loose()),
@@ -127,6 +128,7 @@ export const activityQuery = defineMethod({
     const result = {
       height: snapshot.head.height,
       timestamp_millis: snapshot.head.timestamp_millis,
+      history_from_height: await historyFromHeight(snapshot.db),
       latest_id: latest[0] ? id(latest[0]) : null,
       next_cursor: rows.length === params.limit ? id(rows.at(-1)!) : null,
       rows: rows.map((r) => {
@@ -160,7 +162,7 @@ export const positionsGet = defineMethod({
   path: '/positions',
   summary: "An account's positions: per token held or traded, the amount, value, average cost and realized and unrealized PnL in USD from its trades (average-cost method).",
   params: z.strictObject({ account_id: accountIdParam, precision: precisionSchema.optional() }),
-  result: z.object({ height: z.int(), timestamp_millis: z.int(), account_id: z.string(), rows: z.array(positionRow) }),
+  result: z.object({ height: z.int(), timestamp_millis: z.int(), history_from_height: historyFromHeightField, account_id: z.string(), rows: z.array(positionRow) }),
   async run(snapshot, params) {
     const { db, head } = snapshot;
     const { rows: trades } = await sql<{ token_in: string; token_out: string; amount_in: string; amount_out: string; value_usd: string | null }>`
@@ -198,6 +200,6 @@ export const positionsGet = defineMethod({
         unrealized_pnl_usd: decimals !== null && price !== null ? show(unrealized(p, decimals, price)) : null,
       };
     });
-    return { result: { height: head.height, timestamp_millis: head.timestamp_millis, account_id: params.account_id, rows }, cache: 'live', rows: rows.length };
+    return { result: { height: head.height, timestamp_millis: head.timestamp_millis, history_from_height: await historyFromHeight(db), account_id: params.account_id, rows }, cache: 'live', rows: rows.length };
   },
 });

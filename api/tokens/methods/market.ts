@@ -6,7 +6,7 @@ import { sql } from '../../../db/kysely.ts';
 import { findKnownToken } from '../../../near/known-tokens.ts';
 import { badRequest } from '../errors.ts';
 import { formatScaled, parseScaled, presentDecimal, USD_SCALE } from '../decimal.ts';
-import { defineMethod, type Snapshot } from '../method.ts';
+import { defineMethod, historyFromHeight, historyFromHeightField, type Snapshot } from '../method.ts';
 import { LIMITS } from '../limits.ts';
 import { pricesAtFromQuery } from '../query.ts';
 import { timeWindow, tokenExists } from './history.ts';
@@ -92,7 +92,7 @@ export const candlesGet = defineMethod({
   path: '/candles',
   summary: "A token's OHLC candles from its trades, in USD or NEAR, gaps filled unless fill=false.",
   params: candlesGetParams,
-  result: z.object({ height: z.int(), timestamp_millis: z.int(), token: z.string(), resolution: z.string(), quote: z.string(), candles: z.array(candle) }),
+  result: z.object({ height: z.int(), timestamp_millis: z.int(), history_from_height: historyFromHeightField, token: z.string(), resolution: z.string(), quote: z.string(), candles: z.array(candle) }),
   async run(snapshot, params) {
     const step = RESOLUTION_MS[params.resolution];
     const last = bucketStart(params.to_millis ?? snapshot.head.timestamp_millis, params.resolution);
@@ -135,7 +135,7 @@ export const candlesGet = defineMethod({
     const candles = params.fill ? fillCandles(found, first, last, step, previous) : found;
     const closed = params.to_millis !== undefined && last + step <= snapshot.head.timestamp_millis;
     const exists = (await tokenExists(snapshot, params.token)) && (pool === undefined || pool.tokens !== null);
-    const result = { height: snapshot.head.height, timestamp_millis: snapshot.head.timestamp_millis, token: params.token, resolution: params.resolution, quote: params.quote, candles };
+    const result = { height: snapshot.head.height, timestamp_millis: snapshot.head.timestamp_millis, history_from_height: await historyFromHeight(snapshot.db), token: params.token, resolution: params.resolution, quote: params.quote, candles };
     return { result, cache: !exists ? 'none' : closed ? 'historical' : 'live', rows: candles.length };
   },
 });
