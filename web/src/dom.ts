@@ -48,3 +48,18 @@ export function section(title: string, ...children: Child[]): HTMLElement {
 export const tokenLink = (id: string, label?: string | null) => h('a', { href: `#/token/${encodeURIComponent(id)}` }, label ?? id);
 export const accountLink = (id: string | null | undefined) => (id ? h('a', { href: `#/account/${encodeURIComponent(id)}` }, id) : '-');
 export const poolLink = (dex: string, poolId: string, label: string) => h('a', { href: `#/pool/${encodeURIComponent(dex)}/${encodeURIComponent(poolId)}` }, label);
+
+/**
+ * The note a page shows when the api's history starts at a bootstrap (`history_from_height`): the balances, holders,
+ * positions, activity and candles it shows count only from that block on. Hidden while history is complete.
+ */
+export function historyNote(): { el: HTMLElement; show(from: number | null): void } {
+  const el = h('p', { class: 'history-note muted', role: 'note', hidden: true });
+  return {
+    el,
+    show(from) {
+      el.hidden = from === null;
+      el.textContent = from === null ? '' : `History from block ${from.toLocaleString('en-US')} on: the database was bootstrapped there, so balances, holders, positions, activity and candles count only what happened since (holders' shares are left out).`;
+    },
+  };
+}

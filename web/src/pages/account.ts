@@ -1,7 +1,7 @@
 // An account: balances with USD values, positions with their PnL, and its activity (trades, transfers, stakes,
 // wraps, liquidity), newest first.
 import { api, data, tokenInfo } from '../api.ts';
-import { accountLink, fill, h, section, table, tokenLink } from '../dom.ts';
+import { accountLink, fill, h, historyNote, section, table, tokenLink } from '../dom.ts';
 import { changeClass, time, units, usd } from '../format.ts';
 
 export function accountPage(main: HTMLElement, id: string): void {
@@ -9,12 +9,14 @@ export function accountPage(main: HTMLElement, id: string): void {
   const balances = table(`Balances of ${id}`, ['Token', { label: 'Amount', numeric: true }, { label: 'Price', numeric: true }, { label: 'Value', numeric: true }]);
   const positions = table(`Positions of ${id}`, ['Token', { label: 'Amount', numeric: true }, { label: 'Avg cost', numeric: true }, { label: 'Realized PnL', numeric: true }, { label: 'Unrealized PnL', numeric: true }]);
   const activity = table(`Activity of ${id}`, ['Time', 'Kind', 'What']);
+  const note = historyNote();
   balances.el.classList.add('balances');
   positions.el.classList.add('positions');
   activity.el.classList.add('activity');
   fill(
     main,
     h('h1', {}, id, ' ', h('span', { class: 'sub' }, 'account')),
+    note.el,
     section('Balances', total, h('div', { class: 'scroll' }, balances.el)),
     section('Positions', h('div', { class: 'scroll' }, positions.el)),
     section('Activity', h('div', { class: 'scroll' }, activity.el)),
@@ -23,6 +25,7 @@ export function accountPage(main: HTMLElement, id: string): void {
 
   data(api.GET('/balances', { params: { query: { account_id: id, precision: 6 } } }))
     .then((result) => {
+      note.show(result.history_from_height);
       total.textContent = `Total ${usd(result.total_value_usd)}`;
       // By value, the largest first; a balance the api cannot price last (in the api's order among themselves).
       const rows = [...result.rows].sort((a, b) => (a.value_usd === null ? (b.value_usd === null ? 0 : 1) : b.value_usd === null ? -1 : Number(b.value_usd) - Number(a.value_usd)));

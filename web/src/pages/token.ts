@@ -3,7 +3,7 @@
 // figures, the last candles and the lists are read again.
 import { api, data, tokenInfo, TokenSocket } from '../api.ts';
 import { CandleChart } from '../chart.ts';
-import { accountLink, fill, h, poolLink, section, table } from '../dom.ts';
+import { accountLink, fill, h, historyNote, poolLink, section, table } from '../dom.ts';
 import { changeClass, decimal, feePercent, percent, time, units, usd } from '../format.ts';
 
 const RESOLUTIONS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
@@ -24,6 +24,7 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
   const transfers = table(`Recent transfers of ${id}`, ['Time', 'From', 'To', { label: 'Amount', numeric: true }]);
   const holders = table(`Top holders of ${id}`, ['#', 'Account', { label: 'Amount', numeric: true }, { label: 'Share', numeric: true }]);
   const holderCount = h('p', { class: 'muted' });
+  const note = historyNote();
   trades.el.classList.add('trades');
   transfers.el.classList.add('transfers');
   holders.el.classList.add('holders');
@@ -32,6 +33,7 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
   fill(
     main,
     title,
+    note.el,
     figures,
     section('Chart', switcher, chartBox),
     section('Pools', h('div', { class: 'scroll' }, pools.el)),
@@ -143,7 +145,8 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
 
   const loadHolders = async () => {
     const result = await data(api.GET('/holders', { params: { query: { token: id, limit: 20 } } }));
-    holderCount.textContent = `${result.holders.toLocaleString('en-US')} accounts hold ${id}.`;
+    note.show(result.history_from_height);
+    holderCount.textContent = `${result.holders.toLocaleString('en-US')} accounts hold ${id}${result.history_from_height === null ? '' : ` (since block ${result.history_from_height.toLocaleString('en-US')})`}.`;
     fill(
       holders.body,
       ...result.rows.map((r, i) =>
