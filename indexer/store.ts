@@ -69,14 +69,14 @@ export function prepareProjections(events: DomainEvent[], transfers = transfersT
 }
 
 /** Applies prepared changes; returns what changed, for the NOTIFY (tokens: touched by transfers or metadata, or
- * whose price changed). */
+ * whose market row changed: price, liquidity, 24 h volume or change). */
 export async function applyProjections(tx: Tx, changes: ProjectionChanges): Promise<{ tokens: Set<string>; pools: string[] }> {
   // The market reads the pools' states and the tokens' decimals as they were before the batch: first.
-  const repriced = await applyMarketChanges(tx, changes.market);
+  const marketTokens = await applyMarketChanges(tx, changes.market);
   await applyPoolChanges(tx, changes.pools);
   const tokens = await applyTokenChanges(tx, changes.tokens);
   await applyUndecodedChanges(tx, changes.undecoded);
-  for (const token of repriced) tokens.add(token);
+  for (const token of marketTokens) tokens.add(token);
   return { tokens, pools: changes.pools.keys };
 }
 

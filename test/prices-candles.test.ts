@@ -337,7 +337,7 @@ describe('prices, candles and market figures through the store', () => {
     expect(await tableChecksums(db)).toEqual(clean);
   });
 
-  it('names the tokens whose price changed in the batch NOTIFY', async () => {
+  it('names the tokens whose market row changed in the batch NOTIFY: price, liquidity, volume', async () => {
     const other = await createMigratedDb();
     const listener = new pg.Client(other.url);
     await listener.connect();
@@ -347,9 +347,13 @@ describe('prices, candles and market figures through the store', () => {
     try {
       await writeInBatches(other, BLOCKS.map((h) => [h]));
       await new Promise((r) => setTimeout(r, 200));
-      // No transfers in these blocks: the tokens are exactly those repriced (see the prices test).
-      expect(payloads.find((p) => p.height === 102)?.tokens).toEqual([REF]);
-      expect(payloads.find((p) => p.height === 104)?.tokens).toEqual([DUST, LINEAR, 'near', REF, WNEAR]);
+      // No transfers in these blocks: the tokens are those whose market row changed. 102: carol's swap moved P2
+      // (wNEAR/REF): REF repriced, and the wNEAR reserves and so NEAR's (one token in the market) changed liquidity
+      // and volume without a new price.
+      expect(payloads.find((p) => p.height === 102)?.tokens).toEqual(['near', REF, WNEAR]);
+      // 104: the repriced DUST, LINEAR, NEAR, REF and wNEAR; USDC (dave's trade moved P1: its liquidity and volume);
+      // USDT.e, whose reference price (block 100's) left the 24 h window, so its change was worked out again.
+      expect(payloads.find((p) => p.height === 104)?.tokens).toEqual([USDC, 'dac17f958d2ee523a2206206994597c13d831ec7.factory.bridge.near', DUST, LINEAR, 'near', REF, WNEAR]);
     } finally {
       await listener.end();
     }

@@ -212,9 +212,10 @@ export async function applyMarketChanges(tx: Tx, changes: MarketChanges): Promis
 
   await writePriceRows(tx, priceRows);
   // Before the batch's trades are written: the volume that left the window is read from earlier trades only.
-  await writeMarket(tx, update, previous, clock);
+  const written = await writeMarket(tx, update, previous, clock);
   await writeTrades(tx, tradeRows);
   await writeCandles(tx, candles.rows());
   await saveClock(tx, clock);
-  return update.repriced;
+  // Every token whose market row changed (price, liquidity, volume, change): subscribers to it must re-read it.
+  return written;
 }

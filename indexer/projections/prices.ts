@@ -434,7 +434,7 @@ export interface MarketUpdate {
  *   changed (a `prices` row crossed clock - 24 h). Call after the batch's rows are in `prices`.
  * Both depend only on the log up to the clock, so any batching gives the same table.
  */
-export async function writeMarket(tx: Tx, update: MarketUpdate, previous: MarketClock | undefined, clock: MarketClock): Promise<void> {
+export async function writeMarket(tx: Tx, update: MarketUpdate, previous: MarketClock | undefined, clock: MarketClock): Promise<Set<string>> {
   const kysely = tx.kysely;
   const windowStart = clock.timestampMs - DAY_MS;
   const previousStart = previous ? previous.timestampMs - DAY_MS : null;
@@ -470,12 +470,14 @@ export async function writeMarket(tx: Tx, update: MarketUpdate, previous: Market
       on conflict (token) do update set volume_usd_24h = m.volume_usd_24h + excluded.volume_usd_24h`.execute(kysely);
   }
 
+  // Every row written: the quotes (price or liquidity), the volumes, and below the price changes.
+  const written = new Set([...quotes.map((q) => q.token), ...volume.keys()]);
   // Price change: tokens whose price or reference price moved.
   const changed = new Set(update.repriced);
   const crossed = await sql<{ token: string }>`
     select distinct token from prices where timestamp_ms <= ${windowStart} and timestamp_ms > ${previousStart ?? Number.MIN_SAFE_INTEGER}`.execute(kysely);
   for (const r of crossed.rows) changed.add(r.token);
-  if (!changed.size) return;
+  if (!changed.size) return written;
   const tokens = [...changed].sort();
   const now = await sql<{ token: string; price_usd: string | null }>`
     select token, price_usd::text from token_market where token = any(${tokens}::text[])`.execute(kysely);
@@ -492,4 +494,6 @@ export async function writeMarket(tx: Tx, update: MarketUpdate, previous: Market
     update token_market m set price_change_24h = u.change
     from unnest(${change.map((c) => c.token)}::text[], ${change.map((c) => c.change)}::numeric[]) as u(token, change)
     where m.token = u.token`.execute(kysely);
+  for (const c of change) written.add(c.token);
+  return written;
 }
