@@ -64,15 +64,19 @@ export interface PoolView {
   shares_total_supply: string;
 }
 
-export function refScenario(wasm: RefScenarioWasm, seed = 'realnet-ref'): RefScenario {
-  const chain = new RealnetChain({ seed });
+/**
+ * The chain both Ref scripts run on: the exchange, wNEAR and the two NEP-141 examples deployed, the owner, alice and
+ * bob given `balance` each, and `block()`, which produces the next block and keeps the exchange's pools as its own
+ * views give them at that height.
+ */
+function refChain(wasm: RefScenarioWasm, chain: RealnetChain, balance: bigint) {
   const blocks: RawJson[] = [];
   const poolViews = new Map<number, PoolView[]>();
   chain.deploy(REF, wasm.ref, 100n * Y);
   chain.deploy(WRAP, wasm.wNear, 100n * Y);
   chain.deploy(TOKEN_A, wasm.ftSdk3, 100n * Y);
   chain.deploy(TOKEN_B, wasm.ftSdk4, 100n * Y);
-  for (const user of [OWNER, ALICE, BOB]) chain.createAccount(user, 10_000n * Y);
+  for (const user of [OWNER, ALICE, BOB]) chain.createAccount(user, balance);
   const block = (): number => {
     const height = chain.height;
     blocks.push(chain.produceBlock());
@@ -83,6 +87,12 @@ export function refScenario(wasm: RefScenarioWasm, seed = 'realnet-ref'): RefSce
     poolViews.set(height, views);
     return height;
   };
+  return { blocks, poolViews, block };
+}
+
+export function refScenario(wasm: RefScenarioWasm, seed = 'realnet-ref'): RefScenario {
+  const chain = new RealnetChain({ seed });
+  const { blocks, poolViews, block } = refChain(wasm, chain, 10_000n * Y);
   /** Blocks until every receipt has run. */
   const settle = (): void => {
     do block();
@@ -180,22 +190,8 @@ export function refMarket(wasm: RefScenarioWasm, options: RefMarketOptions = {})
   const seed = options.seed ?? 'realnet-market';
   const rng = new Rng(`${seed}|actions`);
   const chain = new RealnetChain({ seed, txReceipts: options.txReceipts ?? 'same-block' });
-  const blocks: RawJson[] = [];
-  const poolViews = new Map<number, PoolView[]>();
   const swaps: MarketSwap[] = [];
-  chain.deploy(REF, wasm.ref, 100n * Y);
-  chain.deploy(WRAP, wasm.wNear, 100n * Y);
-  chain.deploy(TOKEN_A, wasm.ftSdk3, 100n * Y);
-  chain.deploy(TOKEN_B, wasm.ftSdk4, 100n * Y);
-  for (const user of [OWNER, ALICE, BOB]) chain.createAccount(user, 100_000n * Y);
-  const block = (): void => {
-    const height = chain.height;
-    blocks.push(chain.produceBlock());
-    const pools = chain.view<number>(REF, 'get_number_of_pools');
-    const views: PoolView[] = [];
-    for (let id = 0; id < pools; id++) views.push(chain.view<PoolView>(REF, 'get_pool', { pool_id: id }));
-    poolViews.set(height, views);
-  };
+  const { blocks, poolViews, block } = refChain(wasm, chain, 100_000n * Y);
   const settle = (): void => {
     do block();
     while (chain.pendingReceipts() > 0);
