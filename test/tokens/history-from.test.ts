@@ -16,7 +16,10 @@ import { createMigratedDb } from '../harness/db.ts';
 import { ingestTo, SEED, SocketClient, startServer } from './harness.ts';
 
 const H = 150;
-const N = 300;
+// The devnet of SEED launches lumen2.aidols.near at block 793 (Launch's successor to a graduated curve): a token
+// created after H, whose every balance the bootstrapped database holds.
+const N = 800;
+const LATE_TOKEN = 'lumen2.aidols.near';
 const WNEAR = 'wrap.near';
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const never = new AbortController().signal;
@@ -92,6 +95,18 @@ describe('history_from_height', () => {
     const holders = all.find((a) => a.method === 'holders.get')!;
     expect(holders.http.rows.length).toBeGreaterThan(0);
     for (const answer of [holders.http, holders.ws]) expect(answer.rows.map((r: any) => r.share)).toEqual(answer.rows.map(() => null));
+  });
+
+  it('gives holders their shares for a token created after H, on the bootstrapped database as on the complete one', async () => {
+    const created = await booted.db.pool.query('select created_height from tokens where token = $1', [LATE_TOKEN]);
+    expect(Number(created.rows[0]?.created_height)).toBeGreaterThan(H);
+    const path = `/holders?token=${LATE_TOKEN}&limit=5`;
+    const [late, full] = await Promise.all([booted.app.inject({ method: 'GET', url: path }), genesis.app.inject({ method: 'GET', url: path })]);
+    expect(late.statusCode, late.body).toBe(200);
+    const rows = late.json().rows as Array<{ account_id: string; amount: string; share: string | null }>;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(r.share).toMatch(/^0(\.\d+)?$|^1$/);
+    expect({ ...late.json(), history_from_height: null }).toEqual(full.json());
   });
 
   it('is null on a database indexed from the first block, whose holders carry their shares', async () => {
