@@ -13,11 +13,18 @@ import { rebuild, replay } from '../indexer/replay.ts';
 import { openSource } from '../indexer/sources/index.ts';
 import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
 import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
+import { RealnetRpcChain } from '../devnet/realnet/rpc.ts';
+import { RealnetMarket } from '../devnet/realnet/market.ts';
+import { marketWasm, parseRefRelease, refHasSwapByOutput } from '../devnet/realnet/wasm.ts';
+import type { RpcChain } from '../devnet/rpc.ts';
 import { startNearRpc, type NearRpcServer } from '../devnet/rpc.ts';
 import { DEVNET_GENESIS_MS } from '../devnet/devnet.ts';
 import { bootstrap } from '../indexer/bootstrap.ts';
 import { readCheckpoint } from '../indexer/store.ts';
 import { resolveDevnetGenesis } from './devnet.ts';
+
+/** The seeded chains the indexer makes itself: the devnet (models) and the realnet (contracts' own wasm). */
+const seeded = (source: string): 'devnet' | 'realnet' | undefined => (source === 'devnet' ? 'devnet' : /^realnet(:|$)/.test(source) ? 'realnet' : undefined);
 
 /** A range that ends before it starts is refused before anything starts (exit 2). */
 function checkRange(config: Config): void {
@@ -41,12 +48,13 @@ export async function index(config: Config): Promise<void> {
       status.addUndecoded(await readUndecodedTotals(db.kysely));
       logger.info({ port: status.port }, 'status port listening');
     }
-    const genesisMs = config.source === 'devnet' ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
-    if (config.source === 'devnet') logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, 'devnet genesis');
+    const chain = seeded(config.source);
+    const genesisMs = chain ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
+    if (chain) logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, `${chain} genesis`);
     const relay = config.source === 'devnet' && config.relayPort ? await startRelay(db, config, logger) : undefined;
     // The devnet's JSON-RPC answers at any height indexed so far.
     let head = (await readCheckpoint(db.kysely))?.height ?? 0;
-    const devnetRpc = config.source === 'devnet' && config.devnetRpcPort ? await startDevnetRpc(config, genesisMs, () => Math.max(head, 1), logger) : undefined;
+    const devnetRpc = chain && config.devnetRpcPort ? await startDevnetRpc(config, genesisMs, () => Math.max(head, 1), logger) : undefined;
     const contracts = contractsOf(config.nearNetwork);
     if (head === 0 && config.from === undefined && config.nearRpcUrl !== undefined && /^(neardata|lake):/.test(config.source)) {
       // A mainnet quick start: an empty database begins with every DEX's state at the latest final block.
@@ -85,10 +93,11 @@ export async function index(config: Config): Promise<void> {
   }, logger);
 }
 
-/** The devnet's NEAR JSON-RPC, answering at heights up to `final()`; like the relay, a taken port costs a warning. */
+/** The devnet's (or realnet's) NEAR JSON-RPC, answering at heights up to `final()`; like the relay, a taken port
+ * costs a warning. */
 async function startDevnetRpc(config: Config, genesisMs: number | undefined, final: () => number, logger: Logger): Promise<NearRpcServer | undefined> {
   try {
-    const chain = new DevnetRpcChain({ seed: config.devnetSeed, contracts: contractsOf(config.nearNetwork), ...(genesisMs !== undefined ? { genesisMs } : {}), final });
+    const chain = seeded(config.source) === 'realnet' ? realnetRpc(config, genesisMs, final) : new DevnetRpcChain({ seed: config.devnetSeed, contracts: contractsOf(config.nearNetwork), ...(genesisMs !== undefined ? { genesisMs } : {}), final });
     const server = await startNearRpc(chain, {
       host: config.host,
       port: config.devnetRpcPort,
@@ -99,6 +108,13 @@ async function startDevnetRpc(config: Config, genesisMs: number | undefined, fin
     logger.warn({ port: config.devnetRpcPort, err: (err as Error).message }, 'devnet NEAR JSON-RPC not started');
     return undefined;
   }
+}
+
+function realnetRpc(config: Config, genesisMs: number | undefined, final: () => number): RpcChain {
+  const release = parseRefRelease(config.source.split(':')[1]);
+  const wasm = marketWasm(release);
+  const market = () => new RealnetMarket(wasm, { seed: config.devnetSeed, byOutput: refHasSwapByOutput(release), ...(genesisMs !== undefined ? { genesisMs } : {}) });
+  return new RealnetRpcChain({ market, final });
 }
 
 /**
@@ -138,7 +154,7 @@ export async function replayCommand(config: Config): Promise<void> {
     const db = connect(url);
     try {
       await migrateToLatest(db.kysely);
-      const genesisMs = config.source === 'devnet' ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
+      const genesisMs = seeded(config.source) ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
       const source = await openSource(config.source, { devnet: { seed: config.devnetSeed, speed: 0, genesisMs } });
       const progress = createProgress({ logger, from, to, tty: process.stderr.isTTY ? process.stderr : undefined });
       const result = await replay({ db, source, from, to, signal, progress, contracts: contractsOf(config.nearNetwork) });

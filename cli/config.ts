@@ -23,7 +23,7 @@ const url = (protocols: string[]) =>
   });
 const height = z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
 // A block source: devnet, files:PATH, lake:mainnet|testnet|s3://..., neardata:mainnet|testnet|http(s)://...
-const source = z.string().regex(/^(devnet|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/);
+const source = z.string().regex(/^(devnet|realnet(:[0-9.]+)?|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/);
 
 export const settings = {
   databaseUrl: {
@@ -107,7 +107,7 @@ export const settings = {
     env: 'DEXLAKE_SOURCE',
     flag: '--source',
     default: 'devnet',
-    expected: 'devnet, files:PATH, lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL or neardata:mainnet|testnet|URL',
+    expected: 'devnet, realnet[:RELEASE], files:PATH, lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL or neardata:mainnet|testnet|URL',
     description: 'Where the indexer reads blocks from',
     schema: source,
   },
@@ -194,7 +194,7 @@ export const settings = {
     flag: '--devnet-rpc-port',
     default: '3002',
     expected: 'an integer from 0 to 65535 (0: no devnet RPC)',
-    description: 'Port of the devnet\'s NEAR JSON-RPC (status, block, query call_function and view_state at any indexed height) that `index` starts with the devnet source, on HOST (0 turns it off)',
+    description: 'Port of the devnet\'s NEAR JSON-RPC (status, block, query call_function and view_state at any indexed height) that `index` starts with the devnet or realnet source, on HOST (0 turns it off)',
     schema: port,
   },
   nearRpcUrl: {

@@ -216,12 +216,19 @@ export class PoolsImportError extends Error {
 }
 
 /** A NEAR node's answers at one block (the indexer's JSON-RPC client, or the devnet's). */
+/** What `ChainAt.view` throws when the contract has no such method (an older release, say): an answer, not a failure
+ * to ask, so a bootstrap can ask another way. */
+export class MethodMissing extends Error {
+  override name = 'MethodMissing';
+}
+
 export interface ChainAt {
   height: number;
   /** The block's time, ms. */
   timestampMs: number;
   contracts: DexContracts;
-  /** A view's JSON result (`query` `call_function` at the block). */
+  /** A view's JSON result (`query` `call_function` at the block); throws MethodMissing when the contract has no
+   * method of that name. */
   view(contractId: string, method: string, args?: Record<string, unknown>): Promise<unknown>;
   /** A contract's storage under a key prefix (`query` `view_state` at the block), keys and values in base64, in key
    * order; null when the node will not serve the contract's state (larger than its limit, as on mainnet's Ref). */

@@ -6,7 +6,7 @@
 // would otherwise disagree with the state read.
 import { inTransaction, type Db } from '../db/connect.ts';
 import type { DexContracts } from '../dexes/contracts.ts';
-import type { ChainAt, Dex, DexBootstrap } from '../dexes/dex.ts';
+import { MethodMissing, type ChainAt, type Dex, type DexBootstrap } from '../dexes/dex.ts';
 import { DEXES } from '../dexes/index.ts';
 import type { EventBase } from '../near/events.ts';
 import { isValidAccountId, NEAR_TOKEN_ID } from '../near/token-id.ts';
@@ -48,7 +48,12 @@ export function rpcChainAt(rpcUrl: string, header: BlockHeader, contracts: DexCo
     timestampMs: header.timestampMs,
     contracts,
     view: async (contractId, method, args = {}) => {
-      const answer = await viewFunctionAt(rpcUrl, contractId, method, args, options);
+      const answer = await viewFunctionAt(rpcUrl, contractId, method, args, options).catch((error: unknown) => {
+        if (error instanceof RpcError && error.causeName === 'CONTRACT_EXECUTION_ERROR' && /MethodNotFound/.test(error.detail)) {
+          throw new MethodMissing(`${contractId} has no view ${method} at block ${header.height}`);
+        }
+        throw error;
+      });
       if (answer.blockHeight !== header.height) throw new BootstrapError(`${contractId}.${method}: asked at block ${header.height}, the node answered at ${answer.blockHeight}`);
       return answer.value;
     },

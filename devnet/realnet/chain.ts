@@ -208,6 +208,10 @@ export class RealnetChain {
     return this.accounts.has(id);
   }
 
+  hasContract(id: string): boolean {
+    return this.accounts.get(id)?.contract != null;
+  }
+
   balance(id: string): bigint {
     const a = this.account(id);
     return a.contract === null ? a.amount : a.contract.account.amount;

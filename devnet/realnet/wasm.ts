@@ -17,3 +17,22 @@ export function vendoredWasm(name: string): Uint8Array {
 }
 
 export const refWasm = (release: RefRelease): Uint8Array => vendoredWasm(`ref_exchange_v${release}`);
+
+/** A release named on the command line (default the newest); an unknown one is refused with the list. */
+export function parseRefRelease(release: string | undefined): RefRelease {
+  if (release === undefined || release === '') return REF_RELEASES.at(-1)!;
+  const known = REF_RELEASES.find((r) => r === release);
+  if (known === undefined) throw new Error(`Ref release "${release}" is not vendored: expected one of ${REF_RELEASES.join(', ')}`);
+  return known;
+}
+
+/** `swap_by_output` (instant swaps with `amount_out`) came with Ref 1.9.4. */
+export const refHasSwapByOutput = (release: RefRelease): boolean => REF_RELEASES.indexOf(release) >= REF_RELEASES.indexOf('1.9.4');
+
+/** The realnet market's contracts: Ref of `release`, wNEAR, and the near-sdk 3.1 and 4.1 NEP-141 examples. */
+export const marketWasm = (release: RefRelease) => ({
+  ref: refWasm(release),
+  wNear: vendoredWasm('w_near'),
+  ftSdk3: vendoredWasm('fungible_token_sdk3.1'),
+  ftSdk4: vendoredWasm('fungible_token_sdk4.1'),
+});

@@ -5,12 +5,13 @@
 // - storage (`view_state`, where the node serves the contract's state: the devnet; not mainnet's Ref, far over the
 //   limit): the pool values under `00 ‖ u64le(id)` and the rated-token rates under `custom_rate_key`, decoded by
 //   state.ts exactly as the indexer decodes their writes. The result is the indexer's own state.
-// - views (every node): `get_pools` pages, the stable/rated/degen detail views per pool, `list_pool_volumes` pages,
+// - views (every node): `get_pools` pages, the stable/rated/degen detail views per pool, `list_pool_volumes` pages
+//   (`get_pool_volumes` per pool on releases before 1.8.0, which lack it),
 //   `list_rated_tokens`. What no view gives is said per field in the README; a pool whose quotes may differ from the
 //   contract's (the amp schedule of stable-like pools: views give the current factor only) carries `approximate`.
 // `get_number_of_pools` first, in both: it checks the storage read is whole and pages the views.
 import { parseU128 } from '../../near/units.ts';
-import { PoolsImportError, type BootstrapEvent, type BootstrapState, type ChainAt, type DexBootstrap } from '../dex.ts';
+import { MethodMissing, PoolsImportError, type BootstrapEvent, type BootstrapState, type ChainAt, type DexBootstrap } from '../dex.ts';
 import { AMM_A_DEX_ID } from './events.ts';
 import { parsePoolsJson, simplePool } from './snapshot.ts';
 import {
@@ -140,11 +141,26 @@ async function readViews(at: ChainAt, contractId: string, count: number): Promis
     const call = `${contractId}.${method} ${JSON.stringify(args)} at block ${at.height}`;
     return { value, fail: (what) => new PoolsImportError(`${call}: ${what}`) };
   };
+  // `list_pool_volumes` came with 1.8.0 (R: the release wasm, devnet/realnet); before it, `get_pool_volumes` per pool.
+  let paged = true;
+  const poolVolumes = async (from: number, expected: number): Promise<{ value: unknown; fail: (what: string) => PoolsImportError }> => {
+    if (paged) {
+      try {
+        return await view('list_pool_volumes', { from_index: from, limit: PAGE_SIZE });
+      } catch (error) {
+        if (!(error instanceof MethodMissing)) throw error;
+        paged = false;
+      }
+    }
+    const each: Array<Awaited<ReturnType<typeof view>>> = [];
+    for (let i = 0; i < expected; i++) each.push(await view('get_pool_volumes', { pool_id: from + i }));
+    return { value: each.map((v) => v.value), fail: (what) => each[0]!.fail(`get_pool_volumes of pools ${from}..${from + expected - 1}: ${what}`) };
+  };
   for (let from = 0; from < count; from += PAGE_SIZE) {
     const expected = Math.min(PAGE_SIZE, count - from);
     const page = await view('get_pools', { from_index: from, limit: PAGE_SIZE });
     if (!Array.isArray(page.value) || page.value.length !== expected) throw page.fail(`expected ${expected} pools, got ${describe(page.value)}`);
-    const volumes = await view('list_pool_volumes', { from_index: from, limit: PAGE_SIZE });
+    const volumes = await poolVolumes(from, expected);
     if (!Array.isArray(volumes.value) || volumes.value.length !== expected) throw volumes.fail(`expected the volumes of ${expected} pools, got ${describe(volumes.value)}`);
     for (const [i, entry] of page.value.entries()) {
       const poolId = from + i;

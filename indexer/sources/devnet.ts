@@ -8,6 +8,7 @@ import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promi
 import { rawSource } from './raw.ts';
 import type { BlockSource } from './source.ts';
 import { Devnet, DEVNET_GENESIS_HEIGHT } from '../../devnet/devnet.ts';
+import type { RawJson } from '../../near/lake-json.ts';
 
 export interface DevnetSourceOptions {
   seed: string;
@@ -18,8 +19,13 @@ export interface DevnetSourceOptions {
 }
 
 export function devnetSource({ seed, speed, genesisMs }: DevnetSourceOptions): BlockSource {
-  return rawSource(`devnet:${seed}`, false, async function* (range, signal) {
-    const devnet = new Devnet({ seed, ...(genesisMs !== undefined ? { genesisMs } : {}) });
+  return chainSource(`devnet:${seed}`, () => new Devnet({ seed, ...(genesisMs !== undefined ? { genesisMs } : {}) }), { speed, genesisMs });
+}
+
+/** Any seeded chain that makes its blocks one by one from genesis (block 1): the devnet, or the realnet. */
+export function chainSource(name: string, make: () => { next(): RawJson }, { speed, genesisMs }: { speed: number; genesisMs?: number | undefined }): BlockSource {
+  return rawSource(name, false, async function* (range, signal) {
+    const devnet = make();
     let runStart: { height: number; at: number } | undefined;
     while (!signal.aborted) {
       const message = devnet.next();

@@ -1,4 +1,4 @@
-// Picks the block source a spec names: `devnet`, `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
+// Picks the block source a spec names: `devnet`, `realnet[:RELEASE]`, `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
 // client alone takes a fifth of a second to import).
 import type { ReadAheadSettings } from './read-ahead.ts';
 import type { SourceObserver } from './retry.ts';
@@ -16,7 +16,7 @@ export interface OpenOptions extends SourceObserver {
   devnet?: { seed?: string; speed?: number; genesisMs?: number | undefined };
 }
 
-const FORMS = 'devnet, files:PATH, neardata:mainnet|testnet|URL or lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL';
+const FORMS = 'devnet, realnet[:RELEASE], files:PATH, neardata:mainnet|testnet|URL or lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL';
 
 export async function openSource(spec: string, options: OpenOptions = {}): Promise<BlockSource> {
   const colon = spec.indexOf(':');
@@ -39,6 +39,13 @@ export async function openSource(spec: string, options: OpenOptions = {}): Promi
       const { devnetSource } = await import('./devnet.ts');
       const genesisMs = options.devnet?.genesisMs;
       return devnetSource({ seed: options.devnet?.seed ?? 'dexlake', speed: options.devnet?.speed ?? 0, ...(genesisMs !== undefined ? { genesisMs } : {}) });
+    }
+    case 'realnet': {
+      // The realnet: Ref of RELEASE (default the newest vendored), wNEAR and tokens on their own wasm; seed, pace and
+      // genesis as the devnet's.
+      const { realnetSource } = await import('./realnet.ts');
+      const genesisMs = options.devnet?.genesisMs;
+      return realnetSource({ release: colon < 0 ? undefined : spec.slice(colon + 1), seed: options.devnet?.seed ?? 'dexlake', speed: options.devnet?.speed ?? 0, ...(genesisMs !== undefined ? { genesisMs } : {}) });
     }
     default:
       throw new Error(`unknown block source "${spec}": expected ${FORMS}`);

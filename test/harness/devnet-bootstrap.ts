@@ -8,10 +8,11 @@ import type { Db } from '../../db/connect.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { DEXES } from '../../dexes/index.ts';
 import { DevnetRpcChain } from '../../devnet/devnet-rpc.ts';
-import { startNearRpc } from '../../devnet/rpc.ts';
+import { startNearRpc, type RpcChain } from '../../devnet/rpc.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
 import { devnetSource } from '../../indexer/sources/devnet.ts';
+import type { BlockSource } from '../../indexer/sources/source.ts';
 import { createMigratedDb } from './db.ts';
 
 export interface BootstrapEquality {
@@ -29,18 +30,29 @@ async function poolRows(db: Db, dex: string): Promise<unknown[]> {
   return rows;
 }
 
-/** Indexes the devnet `seed` to `n` twice, once through a bootstrap of `dex` at `h`; see the file's header. */
+/** The chain a bootstrap is proved on: its blocks, and its JSON-RPC answering at heights up to `final`. */
+export interface SeededChain {
+  source(): BlockSource;
+  rpc(final: () => number, viewStateLimitBytes: number | undefined): RpcChain;
+}
+
+const devnetChain = (seed: string): SeededChain => ({
+  source: () => devnetSource({ seed, speed: 0 }),
+  rpc: (final, limit) => new DevnetRpcChain({ seed, final, ...(limit === undefined ? {} : { viewStateLimitBytes: limit }) }),
+});
+
+/** Indexes the devnet `seed` (or `chain`) to `n` twice, once through a bootstrap of `dex` at `h`; see the file's header. */
 export async function bootstrapEquality(
   dex: string,
   /** `amounts`: the `amount_in`s asked of every pair (default 1000 and 10^18; a DEX with a minimum fee needs more). */
-  options: { seed?: string; h: number; n: number; viewStateLimitBytes?: number; amounts?: readonly string[] },
+  options: { seed?: string; chain?: SeededChain; h: number; n: number; viewStateLimitBytes?: number; amounts?: readonly string[] },
 ): Promise<BootstrapEquality> {
-  const seed = options.seed ?? 'dexlake';
+  const chain = options.chain ?? devnetChain(options.seed ?? 'dexlake');
   const { h, n } = options;
   const indexedDb = await createMigratedDb();
-  await ingest({ db: indexedDb, source: devnetSource({ seed, speed: 0 }), to: n, signal: never });
+  await ingest({ db: indexedDb, source: chain.source(), to: n, signal: never });
 
-  const node = await startNearRpc(new DevnetRpcChain({ seed, final: () => n, ...(options.viewStateLimitBytes === undefined ? {} : { viewStateLimitBytes: options.viewStateLimitBytes }) }));
+  const node = await startNearRpc(chain.rpc(() => n, options.viewStateLimitBytes));
   const bootstrappedDb = await createMigratedDb();
   try {
     await bootstrap({ db: bootstrappedDb, rpcUrl: node.url, contracts: MAINNET_CONTRACTS, height: h, dexes: DEXES.filter((d) => d.id === dex) });
@@ -48,7 +60,7 @@ export async function bootstrapEquality(
     await node.close();
   }
   // n = h compares the bootstrap with the index at H itself.
-  if (n > h) await ingest({ db: bootstrappedDb, source: devnetSource({ seed, speed: 0 }), from: h + 1, to: n, signal: never });
+  if (n > h) await ingest({ db: bootstrappedDb, source: chain.source(), from: h + 1, to: n, signal: never });
 
   const indexed = await poolRows(indexedDb, dex);
   const bootstrapped = await poolRows(bootstrappedDb, dex);
