@@ -1,7 +1,9 @@
 // AmmDclA (Ref DCL, `dclv2.ref-labs.near` = DexContracts.AmmDclA) on the devnet: iZiSwap-style concentrated
-// liquidity pools whose state is dexes/amm-dcl-a's `DclPoolState`, moved only by that folder's own functions
-// (`swapExactIn`, `addLiquidity`, `removeLiquidity`), so re-simulating the logged swaps from the logged liquidity
-// gives this model's state to the unit (the decoder's pool book does exactly that).
+// liquidity pools moved by this model's own arithmetic, amm-dcl-a-math.ts (`swapIn`, `mint`, `burn`), written from a
+// public copy of the contract's Rust source (S) and importing nothing of dexes/amm-dcl-a but the fee tiers' point
+// deltas. The indexer re-simulates the logged swaps from the logged liquidity with dexes/amm-dcl-a's own port, so
+// the tests that find its pool book equal to this model's pools to the unit compare two implementations. A pool is
+// kept as the record that book keeps (`DclPoolRecord`: same fields, same key order), replaced at every change.
 //
 // What the contract is seen doing (near-facts.md "AmmDclA", dexes/amm-dcl-a/README.md for the event JSON):
 // - `storage_deposit {account_id, registration_only}` with 0.5 NEAR registers an account (positions need it);
@@ -25,17 +27,31 @@
 // - its views `list_pools`, `get_pool`, `get_liquidity_range` and `get_pointorder_range` (dexes/amm-dcl-a/README.md
 //   "Bootstrap") answer from the state as the public copy of its source computes them (`view`).
 //
-// Amounts are the iZiSwap ones (liquidity.sol `_computeDepositXY`, `_computeWithdrawXY`): a deposit rounds up, a
-// withdrawal down; a new position takes the most liquidity the offered amounts afford.
+// Amounts are the contract's (S: `pool.rs` `compute_deposit_x_y`, `compute_withdraw_x_y`): a deposit rounds up, a
+// withdrawal down. A new position takes the most liquidity the offered amounts afford (`affordableLiquidity`): this
+// model's choice; the contract's `compute_liquidity` takes min(amount_x·2^96/x per unit, (amount_y - 1)·2^96/y per
+// unit) (S), which can be a little less for the same amounts.
 // Simplifications: no limit orders, no merges, no `SwapByOutput`; fees owed to positions are not tracked (the
 // `claim_fee_*` fields are 0 and the fees stay in the contract's balance); the protocol's share of a swap fee is
 // 20% of it (PROTOCOL_FEE_RATE: this model's choice, as in the README's example event; the source's default at
-// `new` is 5000 bps, 50%, and the owner sets the live rate); a swap is played only when each hop uses
-// its whole input (no leftover to refund) and completes.
+// `new` is 5000 bps, 50%, and the owner sets the live rate), floored per step of the swap and summed as the
+// contract does (S: `process_liquidity_*`); a swap is played only when each hop uses its whole input (no leftover
+// to refund) and completes.
 import { DCL_POINT_DELTA } from '../dexes/amm-dcl-a/events.ts';
-import { DclMathError, swapExactIn, type DclSwapResult } from '../dexes/amm-dcl-a/math.ts';
-import { getAmountX, getAmountY, getSqrtPrice, LEFT_MOST_POINT, mulDivCeil, mulDivFloor, POW96, RIGHT_MOST_POINT } from '../dexes/amm-dcl-a/range-math.ts';
-import { addLiquidity, newDclPoolState, poolReserves, removeLiquidity, type DclPoolState } from '../dexes/amm-dcl-a/state.ts';
+import {
+  burn,
+  DclContractPanic,
+  depositFor,
+  LEFT_MOST_POINT,
+  mint,
+  newPoolRecord,
+  reserves,
+  RIGHT_MOST_POINT,
+  swapIn,
+  type DclOrderAt,
+  type DclPoolRecord,
+  type DclSwap,
+} from './amm-dcl-a-math.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { ONE_YOCTO } from './tokens.ts';
@@ -119,7 +135,7 @@ function sorted(a: string, b: string): [string, string] {
 export class AmmDclADevnet implements DevnetDex {
   readonly id = 'AmmDclA' as const;
   /** Pool states by pool id, in creation order. */
-  readonly pools = new Map<string, DclPoolState>();
+  readonly pools = new Map<string, DclPoolRecord>();
   readonly positions = new Map<string, DclDevnetPosition>();
   /** Accounts with a storage deposit. */
   private readonly registered = new Set<string>();
@@ -159,12 +175,12 @@ export class AmmDclADevnet implements DevnetDex {
     else this.randomSwap(world, trader);
   }
 
-  /** Per pool id, [x, y] as dexes/amm-dcl-a/state.ts `poolReserves` computes them from the pool's state. */
+  /** Per pool id, [x, y] as the `pools` table defines them (amm-dcl-a-math.ts `reserves`), from the pool's state. */
   reserves(): Map<string, bigint[]> {
-    return new Map([...this.pools].map(([id, state]) => [id, [...poolReserves(state)]]));
+    return new Map([...this.pools].map(([id, state]) => [id, [...reserves(state)]]));
   }
 
-  pool(poolId: string): DclPoolState {
+  pool(poolId: string): DclPoolRecord {
     const state = this.pools.get(poolId);
     if (state === undefined) throw new Error(`devnet AmmDclA: no pool ${poolId}`);
     return state;
@@ -215,7 +231,7 @@ export class AmmDclADevnet implements DevnetDex {
 
   /** A pool as the contract's `Pool` serializes (its sqrt price, fee scales, points and bitmap are not in it). What
    * this model does not keep (fees charged, volumes, the per-point cap) answers "0". */
-  private poolView(state: DclPoolState): Record<string, unknown> {
+  private poolView(state: DclPoolRecord): Record<string, unknown> {
     const positions = [...this.positions.values()].filter((p) => p.poolId === state.poolId);
     const [tokenX, tokenY] = state.tokens;
     return {
@@ -273,7 +289,7 @@ export class AmmDclADevnet implements DevnetDex {
       const pointDelta = DCL_POINT_DELTA[fee];
       if (pointDelta === undefined) throw new Panic('E202: illegal fee');
       if (this.pools.has(poolId)) throw new Panic('E405: pool already exists');
-      this.pools.set(poolId, newDclPoolState({ poolId, tokenX, tokenY, fee, pointDelta, currentPoint: initPoint }));
+      this.pools.set(poolId, newPoolRecord(poolId, [tokenX, tokenY], fee, pointDelta, initPoint));
       r.onRevert(() => this.pools.delete(poolId));
       return poolId;
     });
@@ -288,7 +304,7 @@ export class AmmDclADevnet implements DevnetDex {
    */
   addPosition(world: World, owner: string, poolId: string, left: number, right: number, budget: [bigint, bigint]): string | null {
     const state = this.pool(poolId);
-    const paid = depositAmounts(state, left, right, affordableLiquidity(state, left, right, budget));
+    const paid = depositFor(state, left, right, affordableLiquidity(state, left, right, budget));
     if (paid[0] === 0n && paid[1] === 0n) return null;
     this.depositTokens(world, owner, state.tokens, paid);
     const counter = this.lptCounter;
@@ -312,7 +328,7 @@ export class AmmDclADevnet implements DevnetDex {
   appendPosition(world: World, owner: string, lptId: string, budget: [bigint, bigint]): void {
     const position = this.position(lptId);
     const state = this.pool(position.poolId);
-    const paid = depositAmounts(state, position.left, position.right, affordableLiquidity(state, position.left, position.right, budget));
+    const paid = depositFor(state, position.left, position.right, affordableLiquidity(state, position.left, position.right, budget));
     if (paid[0] === 0n && paid[1] === 0n) return;
     this.depositTokens(world, owner, state.tokens, paid);
     const args = { lpt_id: lptId, ...amountArgs(paid) };
@@ -335,9 +351,10 @@ export class AmmDclADevnet implements DevnetDex {
       if (p === undefined || p.owner !== owner) throw new Panic('E218: not the position owner');
       if (amount <= 0n || amount > p.liquidity) throw new Panic('E204: invalid liquidity amount');
       const before = this.pool(p.poolId);
-      refund = withdrawAmounts(before, p.left, p.right, amount);
+      const burnt = burn(before, p.left, p.right, amount);
+      refund = burnt.refund;
       tokens = before.tokens;
-      this.setPool(r, removeLiquidity(before, p.left, p.right, amount));
+      this.setPool(r, burnt.pool);
       const rest = { ...p, liquidity: p.liquidity - amount };
       this.setPosition(r, rest);
       refund.forEach((a, i) => this.credit(r, owner, before.tokens[i]!, a));
@@ -369,8 +386,8 @@ export class AmmDclADevnet implements DevnetDex {
       const p = this.positions.get(lptId);
       if (p === undefined) throw new Panic('E207: liquidity not found');
       const before = this.pool(p.poolId);
-      const refund = withdrawAmounts(before, p.left, p.right, p.liquidity);
-      this.setPool(r, removeLiquidity(before, p.left, p.right, p.liquidity));
+      const { pool, refund } = burn(before, p.left, p.right, p.liquidity);
+      this.setPool(r, pool);
       this.setPosition(r, { ...p, liquidity: 0n });
       refund.forEach((a, i) => this.credit(r, p.owner, before.tokens[i]!, a));
       r.event('dcl.ref', '1.0.0', 'emergency_liquidity_removed', [
@@ -402,15 +419,15 @@ export class AmmDclADevnet implements DevnetDex {
 
   /** What `amountIn` of `tokenIn` gives through `poolIds`: per hop the swap, or null when a hop would not be
    * played (incomplete, nothing out, input left over, or the contract would panic). */
-  quote(poolIds: readonly string[], tokenIn: string, amountIn: bigint): Array<{ state: DclPoolState; tokenIn: string; result: DclSwapResult }> | null {
-    const hops: Array<{ state: DclPoolState; tokenIn: string; result: DclSwapResult }> = [];
+  quote(poolIds: readonly string[], tokenIn: string, amountIn: bigint): Array<{ state: DclPoolRecord; tokenIn: string; result: DclSwap }> | null {
+    const hops: Array<{ state: DclPoolRecord; tokenIn: string; result: DclSwap }> = [];
     let token = tokenIn;
     let amount = amountIn;
     for (const poolId of poolIds) {
       const state = this.pools.get(poolId);
       if (state === undefined || !state.tokens.includes(token)) return null;
       const result = trySwap(state, token, amount);
-      if (result === null || !result.complete || result.amountOut === 0n || result.amountIn !== amount) return null;
+      if (result === null || !result.finished || result.amountOut === 0n || result.amountIn !== amount) return null;
       hops.push({ state, tokenIn: token, result });
       token = otherToken(state, token);
       amount = result.amountOut;
@@ -437,9 +454,9 @@ export class AmmDclADevnet implements DevnetDex {
       if (state === undefined) throw new Panic('E403: pool not found');
       if (!state.tokens.includes(token)) throw new Panic('E404: invalid token');
       const result = trySwap(state, token, amount);
-      if (result === null || !result.complete) throw new Panic('E209: not enough liquidity');
+      if (result === null || !result.finished) throw new Panic('E209: not enough liquidity');
       const out = otherToken(state, token);
-      this.setPool(r, result.state);
+      this.setPool(r, result.pool);
       r.event('dcl.ref', '1.0.0', 'swap', [
         {
           swapper: trader,
@@ -449,7 +466,7 @@ export class AmmDclADevnet implements DevnetDex {
           amount_out: String(result.amountOut),
           pool_id: poolId,
           total_fee: String(result.fee),
-          protocol_fee: String((result.fee * PROTOCOL_FEE_RATE) / 10_000n),
+          protocol_fee: String(result.protocolFee),
         },
       ]);
       recordTrade(world, r, { dex: 'AmmDclA', poolId, trader, tokenIn: token, tokenOut: out, amountIn: amount, amountOut: result.amountOut });
@@ -465,9 +482,9 @@ export class AmmDclADevnet implements DevnetDex {
   /** `liquidity` more for `position`, paid from its owner's inner balance, logged as `event`. */
   private provide(r: Receipt, position: DclDevnetPosition, liquidity: bigint, event: 'liquidity_added' | 'liquidity_append'): void {
     const before = this.pool(position.poolId);
-    const paid = depositAmounts(before, position.left, position.right, liquidity);
+    const { pool, paid } = mint(before, position.left, position.right, liquidity);
     paid.forEach((a, i) => this.credit(r, position.owner, before.tokens[i]!, -a));
-    this.setPool(r, addLiquidity(before, position.left, position.right, liquidity));
+    this.setPool(r, pool);
     const after = { ...position, liquidity: position.liquidity + liquidity };
     this.setPosition(r, after);
     r.event('dcl.ref', '1.0.0', event, [
@@ -501,7 +518,7 @@ export class AmmDclADevnet implements DevnetDex {
 
   // ---- state, with undo should the receipt fail ----
 
-  private setPool(r: Receipt, state: DclPoolState): void {
+  private setPool(r: Receipt, state: DclPoolRecord): void {
     const before = this.pool(state.poolId);
     this.pools.set(state.poolId, state);
     r.onRevert(() => this.pools.set(state.poolId, before));
@@ -579,7 +596,7 @@ export class AmmDclADevnet implements DevnetDex {
       this.removePosition(world, trader, p.lptId, rng.chance(0.5) ? p.liquidity : rng.bigint(1n, p.liquidity));
       return;
     }
-    const budgetOf = (state: DclPoolState): [bigint, bigint] => {
+    const budgetOf = (state: DclPoolRecord): [bigint, bigint] => {
       const [x, y] = state.tokens.map((t) => (tokens.isRegistered(t, trader) ? tokens.balance(t, trader) / 20n : 0n));
       return [rng.bigint(0n, x!), rng.bigint(0n, y!)];
     };
@@ -617,7 +634,7 @@ interface RangeInfo {
  * that does not hold the current point and starts at an endpoint is off by that endpoint's delta, and panics when
  * that takes its u128 below 0.
  */
-export function dclLiquidityRange(state: DclPoolState, left: number, right: number): Record<string, RangeInfo> {
+export function dclLiquidityRange(state: DclPoolRecord, left: number, right: number): Record<string, RangeInfo> {
   const out: Record<string, RangeInfo> = {};
   const cp = state.currentPoint;
   if (left >= cp) rangesAbove(state, left, right, out);
@@ -630,7 +647,7 @@ export function dclLiquidityRange(state: DclPoolState, left: number, right: numb
 }
 
 /** `get_pointorder_range`: the points in [left, right] with a live order, and what each sells. */
-export function dclPointOrderRange(state: DclPoolState, left: number, right: number): Record<string, { point: number; amount_x: string; amount_y: string }> {
+export function dclPointOrderRange(state: DclPoolRecord, left: number, right: number): Record<string, { point: number; amount_x: string; amount_y: string }> {
   const out: Record<string, { point: number; amount_x: string; amount_y: string }> = {};
   const bitmap = new SlotBitmap(state);
   for (let point: number | null = left; point !== null && point <= right; point = bitmap.nearestRight(point, right)) {
@@ -641,7 +658,7 @@ export function dclPointOrderRange(state: DclPoolState, left: number, right: num
 }
 
 /** The stretches from `left` (>= the current point) up to `right`. */
-function rangesAbove(state: DclPoolState, left: number, right: number, out: Record<string, RangeInfo>): void {
+function rangesAbove(state: DclPoolRecord, left: number, right: number, out: Record<string, RangeInfo>): void {
   const bitmap = new SlotBitmap(state);
   let level = state.liquidity;
   if (left !== state.currentPoint) {
@@ -660,7 +677,7 @@ function rangesAbove(state: DclPoolState, left: number, right: number, out: Reco
 }
 
 /** The stretches from `right` (<= the current point) down to `left`. */
-function rangesBelow(state: DclPoolState, left: number, right: number, out: Record<string, RangeInfo>): void {
+function rangesBelow(state: DclPoolRecord, left: number, right: number, out: Record<string, RangeInfo>): void {
   const bitmap = new SlotBitmap(state);
   const cp = state.currentPoint;
   let level = bitmap.deltas.has(cp) ? bitmap.cross(state.liquidity, cp, -1n) : state.liquidity;
@@ -682,11 +699,11 @@ function rangesBelow(state: DclPoolState, left: number, right: number, out: Reco
 /** The points the contract's slot bitmap marks (endpoints and live orders) and its nearest-marked-slot searches. */
 class SlotBitmap {
   readonly deltas: Map<number, bigint>;
-  readonly orders: Map<number, DclPoolState['orders'][number]>;
+  readonly orders: Map<number, DclOrderAt>;
   private readonly marked: number[];
   private readonly delta: number;
 
-  constructor(state: DclPoolState) {
+  constructor(state: DclPoolRecord) {
     this.delta = state.pointDelta;
     this.deltas = new Map(state.points.map((p) => [p.point, p.liquidityDelta]));
     this.orders = new Map(state.orders.filter((o) => o.sellingX > 0n || o.sellingY > 0n).map((o) => [o.point, o]));
@@ -725,46 +742,14 @@ function isU64(v: unknown): v is number {
 
 // ---- the contract's amounts (pure) ----
 
-/** iZiSwap liquidity.sol `_computeDepositXY`: what `liquidity` over [left, right) costs now, [x, y], rounded up
- * (the current point takes only Y). */
-export function depositAmounts(state: DclPoolState, left: number, right: number, liquidity: bigint): [bigint, bigint] {
-  if (liquidity === 0n) return [0n, 0n];
-  const pc = state.currentPoint;
-  const sqrtPriceR = getSqrtPrice(right);
-  let x = 0n;
-  let y = 0n;
-  if (left < pc) y += getAmountY(liquidity, getSqrtPrice(left), right < pc ? sqrtPriceR : state.sqrtPrice96, true);
-  if (right > pc) x += getAmountX(liquidity, left > pc ? left : pc + 1, right, sqrtPriceR, true);
-  if (left <= pc && right > pc) y += mulDivCeil(liquidity, state.sqrtPrice96, POW96);
-  return [x, y];
-}
-
-/** iZiSwap liquidity.sol `_computeWithdrawXY`: what removing `liquidity` over [left, right) gives back, rounded
- * down; at the current point the Y part goes first. */
-export function withdrawAmounts(state: DclPoolState, left: number, right: number, liquidity: bigint): [bigint, bigint] {
-  const pc = state.currentPoint;
-  const sqrtPriceR = getSqrtPrice(right);
-  let x = 0n;
-  let y = 0n;
-  if (left < pc) y += getAmountY(liquidity, getSqrtPrice(left), right < pc ? sqrtPriceR : state.sqrtPrice96, false);
-  if (right > pc) x += getAmountX(liquidity, left > pc ? left : pc + 1, right, sqrtPriceR, false);
-  if (left <= pc && right > pc) {
-    const liquidityY = state.liquidity - state.liquidityX;
-    const fromY = liquidityY < liquidity ? liquidityY : liquidity;
-    y += mulDivFloor(fromY, state.sqrtPrice96, POW96);
-    x += mulDivFloor(liquidity - fromY, POW96, state.sqrtPrice96);
-  }
-  return [x, y];
-}
-
 /** The most liquidity over [left, right) whose deposit fits `budget` [x, y] (deposits grow with liquidity). */
-export function affordableLiquidity(state: DclPoolState, left: number, right: number, budget: readonly [bigint, bigint]): bigint {
+export function affordableLiquidity(state: DclPoolRecord, left: number, right: number, budget: readonly [bigint, bigint]): bigint {
   const fits = (liquidity: bigint): boolean => {
     try {
-      const [x, y] = depositAmounts(state, left, right, liquidity);
+      const [x, y] = depositFor(state, left, right, liquidity);
       return x <= budget[0] && y <= budget[1];
     } catch (err) {
-      if (err instanceof DclMathError) return false; // beyond the contract's integers
+      if (err instanceof DclContractPanic) return false; // beyond the contract's integers
       throw err;
     }
   };
@@ -793,20 +778,20 @@ function amountArgs(paid: [bigint, bigint]): Record<string, string> {
   };
 }
 
-function trySwap(state: DclPoolState, tokenIn: string, amountIn: bigint): DclSwapResult | null {
+function trySwap(state: DclPoolRecord, tokenIn: string, amountIn: bigint): DclSwap | null {
   try {
-    return swapExactIn(state, tokenIn, amountIn);
+    return swapIn(state, tokenIn, amountIn, PROTOCOL_FEE_RATE);
   } catch (err) {
-    if (err instanceof DclMathError) return null;
+    if (err instanceof DclContractPanic) return null;
     throw err;
   }
 }
 
-function otherToken(state: DclPoolState, token: string): string {
+function otherToken(state: DclPoolRecord, token: string): string {
   return state.tokens[0] === token ? state.tokens[1] : state.tokens[0];
 }
 
-function reserveOf(state: DclPoolState, token: string): bigint {
+function reserveOf(state: DclPoolRecord, token: string): bigint {
   return state.amounts[state.tokens.indexOf(token)]!;
 }
 
