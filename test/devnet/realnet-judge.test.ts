@@ -1,0 +1,149 @@
+// Issue 31 point 3, the contract judges the indexer. For every vendored Ref release, the real `dexlake index
+// --source realnet:RELEASE` indexes the realnet's seeded market (every action kind: swaps of one and two hops, by
+// output, stable swaps, liquidity in and out of simple and stable pools, deposits, withdrawals, wrapping, transfers,
+// new pools) into PostgreSQL. The same market run here, block by block, gives the contracts' own answers after each
+// block, and the indexer's history must hold them:
+// - every AmmA pool (pool_history at or below the block) = the exchange's `get_pool` (and `get_stable_pool` for the
+//   stable pool's stored amounts);
+// - every balance (balance_history at or below the block) = the token's own `ft_balance_of`, for the exchange, the LP
+//   and the traders (the treasury's too, less the supply each example build mints at `new` without a log line);
+// - every swap = what the exchange paid: the hops of each transaction are the path asked, the first takes the amount
+//   sent (or, by output, gives the amount asked), each next one takes what the last gave, and the last gives what
+//   the exchange's payout `ft_transfer` sent the trader; a swap refused by its minimum has no hop;
+// - nothing is undecoded.
+import { describe, expect, it } from 'vitest';
+import { LP, MARKET_TOKENS, RealnetMarket, REF, TRADERS, TREASURY, WRAP, type PoolView } from '../../devnet/realnet/market.ts';
+import { marketWasm, REF_RELEASES, refHasSwapByOutput } from '../../devnet/realnet/wasm.ts';
+import { runDexlake } from '../harness/cli.ts';
+import { createMigratedDb } from '../harness/db.ts';
+
+const SEED = 'judge';
+const BLOCKS = 250;
+const TOKENS = [WRAP, ...MARKET_TOKENS.map((t) => t.id)];
+const ACCOUNTS = [REF, LP, ...TRADERS, TREASURY];
+
+interface Truth {
+  /** After each block: every pool's `get_pool` amounts, tokens, fee and shares; the stable pool's c_amounts. */
+  pools: Map<number, PoolView[]>;
+  /** After each block: `ft_balance_of` of every token and account, `token account` -> balance. */
+  balances: Map<number, Map<string, string>>;
+  market: RealnetMarket;
+}
+
+function runMarket(release: (typeof REF_RELEASES)[number]): Truth {
+  const market = new RealnetMarket(marketWasm(release), { seed: SEED, byOutput: refHasSwapByOutput(release) });
+  const pools = new Map<number, PoolView[]>();
+  const balances = new Map<number, Map<string, string>>();
+  for (let i = 0; i < BLOCKS; i++) {
+    const height = market.chain.height;
+    market.next();
+    if (!market.chain.hasContract(REF) || i < 1) continue;
+    pools.set(height, market.pools());
+    const own = new Map<string, string>();
+    for (const token of TOKENS) for (const account of ACCOUNTS) own.set(`${token} ${account}`, market.chain.view<string>(token, 'ft_balance_of', { account_id: account }));
+    balances.set(height, own);
+  }
+  return { pools, balances, market };
+}
+
+/** The last history row at or below each height, per key. */
+function asOf<T>(rows: Array<{ key: string; height: number; value: T }>, heights: number[]): Map<number, Map<string, T>> {
+  const sorted = [...rows].sort((a, b) => a.height - b.height);
+  const out = new Map<number, Map<string, T>>();
+  const now = new Map<string, T>();
+  let i = 0;
+  for (const h of [...heights].sort((a, b) => a - b)) {
+    while (i < sorted.length && sorted[i]!.height <= h) now.set(sorted[i]!.key, sorted[i++]!.value);
+    out.set(h, new Map(now));
+  }
+  return out;
+}
+
+describe.each(REF_RELEASES)(`the contract judges the indexer: Ref %s, ${BLOCKS} blocks by dexlake index`, (release) => {
+  it('pools and balances after every block, every swap, nothing undecoded', async () => {
+    // Closed when the file ends (createMigratedDb's own afterAll).
+    const db = await createMigratedDb();
+    const running = runDexlake(['index', '--source', `realnet:${release}`, '--devnet-seed', SEED, '--to', String(BLOCKS), '--devnet-speed', '0', '--devnet-rpc-port', '0'], {
+      DATABASE_URL: db.url,
+      LOG_LEVEL: 'warn',
+      DEXLAKE_SOURCE: undefined,
+      DEXLAKE_FROM: undefined,
+      DEXLAKE_TO: undefined,
+    });
+    const truth = runMarket(release);
+    const { code } = await running.exited;
+    expect(code, running.output()).toBe(0);
+    const heights = [...truth.pools.keys()];
+
+    // Pools, after every block.
+    const poolRows = await db.pool.query<{ pool_id: string; block_height: string; tokens: string[]; amounts: string[]; total_fee: number; state: { sharesTotalSupply?: string; cAmounts?: string[] } }>(
+      `select pool_id, block_height, tokens, amounts::text[], total_fee, state from pool_history where dex = 'AmmA'`,
+    );
+    const pools = asOf(poolRows.rows.map((r) => ({ key: r.pool_id, height: Number(r.block_height), value: r })), heights);
+    let poolChecks = 0;
+    for (const h of heights) {
+      const views = truth.pools.get(h)!;
+      const stored = pools.get(h)!;
+      expect([...stored.keys()].sort(), `block ${h}`).toEqual(views.map((_, id) => String(id)).sort());
+      views.forEach((v, id) => {
+        const row = stored.get(String(id))!;
+        expect([row.tokens, row.amounts, row.total_fee, String(row.state.sharesTotalSupply)], `block ${h} pool ${id}`).toEqual([
+          v.token_account_ids,
+          v.amounts,
+          v.total_fee,
+          v.shares_total_supply,
+        ]);
+        poolChecks++;
+      });
+    }
+    expect(poolChecks).toBeGreaterThan(BLOCKS * 4);
+
+    // Balances, after every block.
+    const balanceRows = await db.pool.query<{ token: string; account: string; block_height: string; balance: string }>(
+      `select token, account, block_height, balance::text from balance_history where token = any($1) and account = any($2)`,
+      [TOKENS, ACCOUNTS],
+    );
+    const balances = asOf(balanceRows.rows.map((r) => ({ key: `${r.token} ${r.account}`, height: Number(r.block_height), value: r.balance })), heights);
+    const minted = new Map(MARKET_TOKENS.map((t) => [`${t.id} ${TREASURY}`, 10n ** BigInt(t.decimals + 12)]));
+    for (const h of heights) {
+      for (const [key, own] of truth.balances.get(h)!) {
+        const stored = BigInt(balances.get(h)!.get(key) ?? '0') + (minted.get(key) ?? 0n);
+        expect(String(stored), `block ${h}: ${key}`).toBe(own);
+      }
+    }
+
+    // Every swap: the hops of its transaction.
+    const hopRows = await db.pool.query<{ tx_hash: string; pool_id: string; trader: string; token_in: string; token_out: string; amount_in: string; amount_out: string }>(
+      `select tx_hash, pool_id, trader, token_in, token_out, amount_in::text, amount_out::text from trade_hops where dex = 'AmmA' order by block_height, index`,
+    );
+    const hopsOf = new Map<string, typeof hopRows.rows>();
+    for (const r of hopRows.rows) hopsOf.set(r.tx_hash, [...(hopsOf.get(r.tx_hash) ?? []), r]);
+    const { market } = truth;
+    const swaps = market.swaps.filter((s) => s.height <= BLOCKS - 5);
+    expect(swaps.length).toBeGreaterThan(60);
+    expect(swaps.some((s) => s.refused)).toBe(true);
+    expect(swaps.some((s) => s.amountOut !== undefined)).toBe(refHasSwapByOutput(release));
+    for (const s of swaps) {
+      const hops = hopsOf.get(s.txHash) ?? [];
+      if (s.refused) {
+        expect(hops, s.txHash).toEqual([]);
+        continue;
+      }
+      expect(hops.map((h) => [h.pool_id, h.trader, h.token_in, h.token_out]), s.txHash).toEqual(s.path.map((p) => [String(p.poolId), s.trader, p.tokenIn, p.tokenOut]));
+      if (s.amountOut !== undefined) expect(hops[0]!.amount_out).toBe(String(s.amountOut));
+      else expect(hops[0]!.amount_in).toBe(String(s.amountIn));
+      for (let i = 1; i < hops.length; i++) expect(hops[i]!.amount_in).toBe(hops[i - 1]!.amount_out);
+      const payout = market.chain.executed.find((r) => {
+        const a = r.receipt.actions[0];
+        return r.receipt.txHash === s.txHash && r.receipt.predecessorId === REF && r.receipt.receiverId === s.path.at(-1)!.tokenOut && a?.kind === 'FunctionCall' && a.method === 'ft_transfer';
+      });
+      const args = payout && payout.receipt.actions[0]!.kind === 'FunctionCall' ? (JSON.parse(new TextDecoder().decode(payout.receipt.actions[0]!.args)) as { amount: string; receiver_id: string }) : undefined;
+      expect([args?.receiver_id, args?.amount], s.txHash).toEqual([s.trader, hops.at(-1)!.amount_out]);
+    }
+    // Every hop the indexer holds is one of the market's swaps.
+    expect(hopRows.rows.every((r) => market.swaps.some((s) => s.txHash === r.tx_hash))).toBe(true);
+
+    const undecoded = await db.pool.query(`select dex, kind, reason from undecoded`);
+    expect(undecoded.rows).toEqual([]);
+  }, 180_000);
+});
