@@ -11,9 +11,9 @@
 import type { RawJson } from '../../near/lake-json.ts';
 import { Rng } from '../rng.ts';
 import { RealnetChain } from './chain.ts';
+import { REF, WRAP, type PoolView } from './scenario.ts';
 
-export const REF = 'v2.ref-finance.near';
-export const WRAP = 'wrap.near';
+export { REF, WRAP, type PoolView };
 export const USDT = 'usdt.tether-token.near';
 export const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 export const REF_TOKEN = 'token.v2.ref-finance.near';
@@ -69,14 +69,6 @@ const MAX_POOLS = 9;
 function unitsOf(token: string, usd: number): bigint {
   const cents = BigInt(Math.round((usd / USD_PER[token]!) * 1e6));
   return (cents * 10n ** BigInt(DECIMALS[token]!)) / 1_000_000n;
-}
-
-export interface PoolView {
-  pool_kind: string;
-  token_account_ids: string[];
-  amounts: string[];
-  total_fee: number;
-  shares_total_supply: string;
 }
 
 /** One instant swap of the market: who asked, the path, and whether its minimum was meant to fail. */

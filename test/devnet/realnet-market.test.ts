@@ -1,30 +1,39 @@
-// A seeded market of 120 blocks on the real contracts, for every vendored Ref release: after every block, each pool
-// state decodeAmmA reads equals the contract's own `get_pool`; every swap it reads is hop for hop what bob asked and
-// what the contract paid; every refused swap's tokens come back; bob's balances summed from the decoded transfers
-// equal the tokens' own `ft_balance_of`; and nothing is undecoded.
+// The realnet's seeded market (devnet/realnet/market.ts) for 120 blocks on the real contracts, for every vendored Ref
+// release, read by the decoders alone: after every block, each pool state decodeAmmA reads equals the contract's own
+// `get_pool`; every swap it reads is hop for hop what the trader asked and what the contract paid; every refused
+// swap's tokens come back; the traders' balances summed from the decoded transfers, mints and burns equal the tokens'
+// own `ft_balance_of`; and nothing is undecoded. (test/devnet/realnet-judge.test.ts judges the whole indexer.)
 import { describe, expect, it } from 'vitest';
 import { decodeAmmA } from '../../dexes/amm-a/decode.ts';
 import type { AmmAEvent } from '../../dexes/amm-a/events.ts';
 import { normalizeStreamerMessage } from '../../near/block.ts';
 import { decodeBlock } from '../../near/decode.ts';
 import type { CoreEvent } from '../../near/events.ts';
-import { BOB, REF, refMarket, TOKEN_A, TOKEN_B, WRAP } from '../../devnet/realnet/scenario.ts';
-import { REF_RELEASES, refWasm, vendoredWasm } from '../../devnet/realnet/wasm.ts';
+import type { RawJson } from '../../near/lake-json.ts';
+import { MARKET_TOKENS, RealnetMarket, REF, TRADERS, WRAP, type PoolView, type RealnetMarketOptions } from '../../devnet/realnet/market.ts';
+import { marketWasm, REF_RELEASES, refHasSwapByOutput, type RefRelease } from '../../devnet/realnet/wasm.ts';
 
-// Swaps by output (`amount_out` in the instant swap's actions) from 1.9.4, the first release with `swap_by_output`.
-const BY_OUTPUT: ReadonlySet<string> = new Set(['1.9.4', '1.9.16', '1.9.17']);
+/** The market run for `blocks` blocks and on until every receipt has run, with every pool's get_pool after each block. */
+function refMarket(release: RefRelease, blocks: number, options: RealnetMarketOptions = {}) {
+  const market = new RealnetMarket(marketWasm(release), { seed: 'realnet-market', byOutput: refHasSwapByOutput(release), ...options });
+  const raw: RawJson[] = [];
+  const poolViews = new Map<number, PoolView[]>();
+  while (raw.length < blocks || market.chain.pendingReceipts() > 0) {
+    const height = market.chain.height;
+    raw.push(market.next());
+    poolViews.set(height, market.chain.hasContract(REF) && raw.length > 1 ? market.pools() : []);
+  }
+  return { chain: market.chain, swaps: market.swaps, blocks: raw, poolViews };
+}
 
 describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (release) => {
-  const m = refMarket(
-    { ref: refWasm(release), wNear: vendoredWasm('w_near'), ftSdk3: vendoredWasm('fungible_token_sdk3.1'), ftSdk4: vendoredWasm('fungible_token_sdk4.1') },
-    { blocks: 120, byOutput: BY_OUTPUT.has(release) },
-  );
+  const m = refMarket(release, 120);
   const blocks = m.blocks.map((raw) => normalizeStreamerMessage(raw));
   const amm = blocks.flatMap((b) => decodeAmmA(b, { contractId: REF }));
   const core = blocks.flatMap((b) => decodeBlock(b));
 
   it('the only failures are the swaps meant to be refused (E68)', () => {
-    expect(m.swaps.length).toBeGreaterThan(80);
+    expect(m.swaps.length).toBeGreaterThan(30);
     const failed = m.chain.executed.filter((r) => 'Failure' in r.status);
     expect(failed.every((r) => /E68: slippage error/.test(JSON.stringify(r.status)))).toBe(true);
     expect(new Set(failed.map((r) => r.receipt.txHash))).toEqual(new Set(m.swaps.filter((s) => s.refused).map((s) => s.txHash)));
@@ -47,10 +56,10 @@ describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (releas
         checked++;
       }
     }
-    expect(checked).toBeGreaterThan(80);
+    expect(checked).toBeGreaterThan(40);
   });
 
-  it('every swap decoded is the path bob asked for, with the amounts the contract paid; refused ones come back', () => {
+  it('every swap decoded is the path its trader asked for, with the amounts the contract paid; refused ones come back', () => {
     const swapsByReceipt = new Map<string, Extract<AmmAEvent, { kind: 'swap' }>[]>();
     for (const e of amm) if (e.kind === 'swap') swapsByReceipt.set(e.receiptId, [...(swapsByReceipt.get(e.receiptId) ?? []), e]);
     let hops = 0;
@@ -62,15 +71,15 @@ describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (releas
       if (s.refused) {
         expect(decoded).toEqual([]);
         const back = core.filter((e): e is Extract<CoreEvent, { kind: 'ft_transfer' }> => e.kind === 'ft_transfer' && e.txHash === s.txHash && e.from === REF);
-        expect(back.map((e) => [e.contractId, e.to, e.amount])).toEqual([[s.path[0]!.tokenIn, BOB, s.amountIn]]);
+        expect(back.map((e) => [e.contractId, e.to, e.amount])).toEqual([[s.path[0]!.tokenIn, s.trader, s.amountIn]]);
         continue;
       }
-      expect(decoded.map((e) => [e.poolId, e.trader, e.tokenIn, e.tokenOut])).toEqual(s.path.map((h) => [h.poolId, BOB, h.tokenIn, h.tokenOut]));
+      expect(decoded.map((e) => [e.poolId, e.trader, e.tokenIn, e.tokenOut])).toEqual(s.path.map((h) => [h.poolId, s.trader, h.tokenIn, h.tokenOut]));
       if (s.amountOut !== undefined) {
         // By output: exactly the amount asked, and what it did not take of the input comes back to bob.
         expect(decoded[0]!.amountOut).toBe(s.amountOut);
         expect(decoded[0]!.amountIn).toBeLessThan(s.amountIn);
-        const moved = core.filter((e): e is Extract<CoreEvent, { kind: 'ft_transfer' }> => e.kind === 'ft_transfer' && e.txHash === s.txHash && e.from === REF && e.to === BOB);
+        const moved = core.filter((e): e is Extract<CoreEvent, { kind: 'ft_transfer' }> => e.kind === 'ft_transfer' && e.txHash === s.txHash && e.from === REF && e.to === s.trader);
         expect(moved.map((e) => [e.contractId, e.amount]).sort()).toEqual(
           [
             [s.path[0]!.tokenIn, s.amountIn - decoded[0]!.amountIn],
@@ -83,23 +92,25 @@ describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (releas
       }
       expect(decoded[0]!.amountIn).toBe(s.amountIn);
       for (let i = 1; i < decoded.length; i++) expect(decoded[i]!.amountIn).toBe(decoded[i - 1]!.amountOut);
-      const paid = core.filter((e): e is Extract<CoreEvent, { kind: 'ft_transfer' }> => e.kind === 'ft_transfer' && e.txHash === s.txHash && e.from === REF && e.to === BOB);
+      const paid = core.filter((e): e is Extract<CoreEvent, { kind: 'ft_transfer' }> => e.kind === 'ft_transfer' && e.txHash === s.txHash && e.from === REF && e.to === s.trader);
       expect(paid.map((e) => [e.contractId, e.amount])).toEqual([[s.path.at(-1)!.tokenOut, decoded.at(-1)!.amountOut]]);
       hops += decoded.length;
     }
-    expect(hops).toBeGreaterThan(80);
-    expect(byOutput > 10).toBe(BY_OUTPUT.has(release));
+    expect(hops).toBeGreaterThan(40);
+    expect(byOutput > 3).toBe(refHasSwapByOutput(release));
   });
 
-  it("bob's balances summed from the decoded transfers and mints equal the tokens' ft_balance_of; nothing undecoded", () => {
-    for (const token of [WRAP, TOKEN_A, TOKEN_B]) {
-      let sum = 0n;
-      for (const e of core) {
-        if (e.kind === 'ft_transfer' && e.contractId === token) sum += (e.to === BOB ? e.amount : 0n) - (e.from === BOB ? e.amount : 0n);
-        if (e.kind === 'ft_mint' && e.contractId === token && e.owner === BOB) sum += e.amount;
-        if (e.kind === 'ft_burn' && e.contractId === token && e.owner === BOB) sum -= e.amount;
+  it("the traders' balances summed from the decoded transfers, mints and burns equal the tokens' ft_balance_of; nothing undecoded", () => {
+    for (const token of [WRAP, ...MARKET_TOKENS.map((t) => t.id)]) {
+      for (const trader of TRADERS) {
+        let sum = 0n;
+        for (const e of core) {
+          if (e.kind === 'ft_transfer' && e.contractId === token) sum += (e.to === trader ? e.amount : 0n) - (e.from === trader ? e.amount : 0n);
+          if (e.kind === 'ft_mint' && e.contractId === token && e.owner === trader) sum += e.amount;
+          if (e.kind === 'ft_burn' && e.contractId === token && e.owner === trader) sum -= e.amount;
+        }
+        expect(String(sum), `${token} ${trader}`).toBe(m.chain.view<string>(token, 'ft_balance_of', { account_id: trader }));
       }
-      expect(String(sum), token).toBe(m.chain.view<string>(token, 'ft_balance_of', { account_id: BOB }));
     }
     expect(amm.filter((e) => e.kind === 'undecoded')).toEqual([]);
     expect(core.filter((e) => e.kind === 'undecoded')).toEqual([]);
@@ -107,10 +118,7 @@ describe.each(REF_RELEASES)('realnet market: Ref %s, 120 seeded blocks', (releas
 });
 
 describe("realnet market with nearcore's receipt timing (Ref 1.9.17, 60 blocks)", () => {
-  const m = refMarket(
-    { ref: refWasm('1.9.17'), wNear: vendoredWasm('w_near'), ftSdk3: vendoredWasm('fungible_token_sdk3.1'), ftSdk4: vendoredWasm('fungible_token_sdk4.1') },
-    { blocks: 60, txReceipts: 'nearcore' },
-  );
+  const m = refMarket('1.9.17', 60, { txReceipts: 'nearcore' });
   const blocks = m.blocks.map((raw) => normalizeStreamerMessage(raw));
 
   it('every swap transaction: ft_transfer_call one block after it, ft_on_transfer two; pools decode to get_pool; nothing undecoded', () => {
@@ -129,6 +137,6 @@ describe("realnet market with nearcore's receipt timing (Ref 1.9.17, 60 blocks)"
       }
       expect(decodeBlock(b).filter((e) => e.kind === 'undecoded')).toEqual([]);
     }
-    expect(checked).toBeGreaterThan(30);
+    expect(checked).toBeGreaterThan(15);
   });
 });

@@ -11,8 +11,9 @@ import { normalizeStreamerMessage, type Block, type ReceiptOutcome } from '../..
 import { decodeBlock } from '../../near/decode.ts';
 import type { CoreEvent } from '../../near/events.ts';
 import type { ExecutedReceipt } from '../../devnet/realnet/chain.ts';
-import { ALICE, BOB, REF, refMarket, refScenario, TOKEN_A, TOKEN_B, WRAP, type RefScenario } from '../../devnet/realnet/scenario.ts';
-import { REF_RELEASES, refWasm, vendoredWasm, type RefRelease } from '../../devnet/realnet/wasm.ts';
+import { RealnetMarket } from '../../devnet/realnet/market.ts';
+import { ALICE, BOB, REF, refScenario, TOKEN_A, TOKEN_B, WRAP, type RefScenario } from '../../devnet/realnet/scenario.ts';
+import { marketWasm, REF_RELEASES, refWasm, vendoredWasm, type RefRelease } from '../../devnet/realnet/wasm.ts';
 
 const run = (release: RefRelease, seed?: string): RefScenario =>
   refScenario({ ref: refWasm(release), wNear: vendoredWasm('w_near'), ftSdk3: vendoredWasm('fungible_token_sdk3.1'), ftSdk4: vendoredWasm('fungible_token_sdk4.1') }, seed);
@@ -260,12 +261,16 @@ describe('realnet: same script, same bytes', () => {
     expect(digest(run('1.9.17', 'another seed'))).not.toBe(digest(a));
   });
 
-  it('two runs of the seeded market (30 blocks, swaps by output too) give byte-identical blocks', () => {
-    const market = () =>
-      refMarket({ ref: refWasm('1.9.17'), wNear: vendoredWasm('w_near'), ftSdk3: vendoredWasm('fungible_token_sdk3.1'), ftSdk4: vendoredWasm('fungible_token_sdk4.1') }, { blocks: 30, byOutput: true });
+  it('two runs of the seeded market (40 blocks, swaps by output too) give byte-identical blocks; another seed another chain', () => {
+    const market = (seed: string) => {
+      const m = new RealnetMarket(marketWasm('1.9.17'), { seed, byOutput: true });
+      const blocks = Array.from({ length: 40 }, () => m.next());
+      return { swaps: m.swaps, blocks };
+    };
     const digest = (blocks: unknown[]) => createHash('sha256').update(JSON.stringify(blocks)).digest('hex');
-    const a = market();
-    expect(a.swaps.length).toBeGreaterThan(10);
-    expect(digest(market().blocks)).toBe(digest(a.blocks));
+    const a = market('same');
+    expect(a.swaps.length).toBeGreaterThan(5);
+    expect(digest(market('same').blocks)).toBe(digest(a.blocks));
+    expect(digest(market('other').blocks)).not.toBe(digest(a.blocks));
   });
 });
