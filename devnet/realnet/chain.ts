@@ -244,6 +244,44 @@ export class RealnetChain {
     return this.submit(signerId, receiverId, [{ kind: 'FunctionCall', method, args, deposit, gas }]);
   }
 
+  /**
+   * The chain as it is now, to come back to: every account's balance, nonce and contract storage, the receipts and
+   * data in flight, the height. Restoring it undoes whatever was submitted and produced since (a test's "what if").
+   */
+  save(): () => void {
+    const accounts = [...this.accounts].map(([id, a]) => ({ a, amount: a.amount, nonce: a.nonce, storage: a.contract ? new Map(a.contract.storage) : null, account: a.contract ? { ...a.contract.account } : null, id }));
+    const inbox = [...this.inbox].map(([h, list]) => [h, [...list]] as const);
+    const waiting = [...this.waiting].map(([id, w]) => [id, { receipt: w.receipt, missing: new Set(w.missing) }] as const);
+    const data = new Map(this.data);
+    const waiterOf = new Map(this.waiterOf);
+    const { height, prevHash, txCounter } = this;
+    const submitted = [...this.submitted];
+    const executed = this.executed.length;
+    return () => {
+      for (const { a, amount, nonce, storage, account } of accounts) {
+        a.amount = amount;
+        a.nonce = nonce;
+        if (a.contract && storage && account) {
+          a.contract.storage.clear();
+          for (const [k, v] of storage) a.contract.storage.set(k, v);
+          Object.assign(a.contract.account, account);
+        }
+      }
+      for (const id of [...this.accounts.keys()]) if (!accounts.some((x) => x.id === id)) this.accounts.delete(id);
+      this.inbox.clear();
+      for (const [h, list] of inbox) this.inbox.set(h, [...list]);
+      this.waiting.clear();
+      for (const [id, w] of waiting) this.waiting.set(id, { receipt: w.receipt, missing: new Set(w.missing) });
+      this.data.clear();
+      for (const [k, v] of data) this.data.set(k, v);
+      this.waiterOf.clear();
+      for (const [k, v] of waiterOf) this.waiterOf.set(k, v);
+      Object.assign(this, { height, prevHash, txCounter });
+      this.submitted = [...submitted];
+      this.executed.length = executed;
+    };
+  }
+
   /** Receipts still to execute (sent, or waiting on data). */
   pendingReceipts(): number {
     let n = this.waiting.size;

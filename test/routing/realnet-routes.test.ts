@@ -1,0 +1,146 @@
+// Issue 31 point 5, routes on the realnet: GET /route over the realnet's own live state (its blocks indexed into
+// PostgreSQL), and each AmmA quote's transactions signed by a trader and run on that chain itself: the real tokens
+// (wNEAR, the near-sdk 3.1 and 4.1 builds) deliver the input to Ref 1.9.17, which pays through its own receipts, block
+// after block, each receipt within the gas the transaction gave it. On the head the quotes were made for, each pays
+// exactly its estimate; when another trader's swaps land first in the same block, moving every pool of the route
+// 0.1% against it, none fails on an intermediate step and each pays at least its worst case (or is refused by its
+// minimum, counted).
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { buildServer } from '../../api/server.ts';
+import { MARKET_TOKENS, RealnetMarket, REF, TRADERS, WRAP } from '../../devnet/realnet/market.ts';
+import type { TxAction } from '../../devnet/realnet/chain.ts';
+import { marketWasm } from '../../devnet/realnet/wasm.ts';
+import type { RawJson } from '../../near/lake-json.ts';
+import { ingest } from '../../indexer/pipeline.ts';
+import { rawSource } from '../../indexer/sources/raw.ts';
+import { createMigratedDb } from '../harness/db.ts';
+import { getRoute, type Quote } from './helpers.ts';
+
+const SEED = 'realnet-routes';
+const HEAD = 200;
+const [TRADER, MOVER] = [TRADERS[2], TRADERS[1]];
+const TOKENS = [WRAP, ...MARKET_TOKENS.map((t) => t.id)];
+const SLIPPAGE = 0.005;
+
+/** The realnet at HEAD, and its blocks. */
+function atHead(blocks: RawJson[]): RealnetMarket {
+  const market = new RealnetMarket(marketWasm('1.9.17'), { seed: SEED, byOutput: true });
+  while (market.chain.height <= HEAD) {
+    const message = market.next();
+    blocks.push(message);
+  }
+  return market;
+}
+
+/** The account of a quote's `nep141:` output. */
+const outputOf = (quote: Quote): string => quote.token_output.replace(/^nep141:/, '');
+
+interface Ran {
+  failures: string[];
+  /** What the exchange sent the trader, per token. */
+  paid: Map<string, bigint>;
+}
+
+/** The quote's transactions, signed by TRADER in the block being built after `before`'s, run until every receipt has. */
+function execute(market: RealnetMarket, quote: Quote, before: () => void = () => {}): Ran {
+  const { chain } = market;
+  before();
+  const hashes = new Set<string>();
+  for (const step of quote.execution_instructions) {
+    const tx = step.NearTransaction;
+    if (tx === undefined) throw new Error(`not a NEAR transaction: ${JSON.stringify(step)}`);
+    const actions: TxAction[] = tx.actions.map(({ FunctionCall: c }) => ({ kind: 'FunctionCall', method: c.method_name, args: new Uint8Array(Buffer.from(c.args, 'base64')), gas: BigInt(c.gas), deposit: BigInt(c.deposit) }));
+    hashes.add(chain.submit(TRADER, tx.receiver_id, actions));
+  }
+  const from = chain.executed.length;
+  do chain.produceBlock();
+  while (chain.pendingReceipts() > 0);
+  const mine = chain.executed.slice(from).filter((r) => hashes.has(r.receipt.txHash));
+  const paid = new Map<string, bigint>();
+  for (const r of mine) {
+    const a = r.receipt.actions[0];
+    if (r.receipt.predecessorId !== REF || a?.kind !== 'FunctionCall' || a.method !== 'ft_transfer' || 'Failure' in r.status) continue;
+    const args = JSON.parse(new TextDecoder().decode(a.args)) as { receiver_id: string; amount: string };
+    if (args.receiver_id === TRADER) paid.set(r.receipt.receiverId, (paid.get(r.receipt.receiverId) ?? 0n) + BigInt(args.amount));
+  }
+  return { failures: mine.filter((r) => 'Failure' in r.status).map((r) => JSON.stringify(r.status)), paid };
+}
+
+describe("AmmA quotes on the realnet's live state, executed on the realnet (Ref 1.9.17)", () => {
+  let app: FastifyInstance;
+  let head: RealnetMarket;
+  const quotes: Array<{ pair: string; quote: Quote }> = [];
+
+  beforeAll(async () => {
+    const blocks: RawJson[] = [];
+    head = atHead(blocks);
+    const db = await createMigratedDb();
+    const source = rawSource('realnet-routes', false, async function* () {
+      for (const m of blocks) yield { kind: 'message', height: (m.block as { header: { height: number } }).header.height, body: Buffer.from(JSON.stringify(m)) };
+    });
+    await ingest({ db, source, signal: new AbortController().signal });
+    app = await buildServer({ db, logLevel: 'silent' });
+    await app.ready();
+    for (const tokenIn of TOKENS) {
+      for (const tokenOut of TOKENS) {
+        if (tokenIn === tokenOut) continue;
+        // A hundredth and a thousandth of the trader's balance.
+        const held = BigInt(head.chain.view<string>(tokenIn, 'ft_balance_of', { account_id: TRADER }));
+        for (const part of [100n, 1000n]) {
+          const res = await getRoute(app, { token_in: tokenIn, token_out: tokenOut, amount_in: String(held / part), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: String(SLIPPAGE), dexes: 'AmmA', trader_account_id: TRADER });
+          expect(res.status, res.body).toBe(200);
+          expect(Number(res.height)).toBe(HEAD);
+          const quote = res.json().find((q) => q.dex_id === 'AmmA');
+          if (quote !== undefined) quotes.push({ pair: `${tokenIn} -> ${tokenOut} ${held / part}`, quote });
+        }
+      }
+    }
+    await app.close();
+  }, 300_000);
+
+  it('routes every pair of its tokens', () => {
+    expect(quotes.length).toBe(TOKENS.length * (TOKENS.length - 1) * 2);
+  });
+
+  it('on the head the quotes were made for, each pays exactly its estimate, in its output token', () => {
+    const restore = head.chain.save();
+    for (const { pair, quote } of quotes) {
+      restore();
+      const ran = execute(head, quote);
+      expect(ran.failures, pair).toEqual([]);
+      expect([...ran.paid], pair).toEqual([[outputOf(quote), BigInt(quote.estimated_amount.amount_out!)]]);
+    }
+    restore();
+  });
+
+  it("with every pool of the route moved 0.1% against it first, none fails on an intermediate step; each pays at least its worst case or is refused by its minimum", () => {
+    const verdicts: Record<string, number> = {};
+    const market = head;
+    const restore = market.chain.save();
+    for (const { pair, quote } of quotes) {
+      restore();
+      const actions = quote.execution_instructions.flatMap((s) => s.NearTransaction?.actions ?? []).map((a) => JSON.parse(Buffer.from(a.FunctionCall.args, 'base64').toString()) as { msg?: string });
+      const hops = actions.flatMap((a) => (a.msg ? (JSON.parse(a.msg) as { actions: Array<{ pool_id: number; token_in: string; token_out: string }> }).actions : []));
+      const pools = [...new Map(hops.map((h) => [h.pool_id, h])).values()];
+      expect(pools.length, pair).toBeGreaterThan(0);
+      const ran = execute(market, quote, () => {
+        for (const h of pools) {
+          const view = market.chain.view<{ token_account_ids: string[]; amounts: string[] }>(REF, 'get_pool', { pool_id: h.pool_id });
+          // ~0.1% of the spot price: a swap of 0.05% of the input's reserve.
+          const amount = BigInt(view.amounts[view.token_account_ids.indexOf(h.token_in)]!) / 2000n;
+          const msg = JSON.stringify({ force: 0, actions: [{ pool_id: h.pool_id, token_in: h.token_in, token_out: h.token_out, amount_in: String(amount), min_amount_out: '0' }] });
+          market.chain.call(MOVER, h.token_in, 'ft_transfer_call', { receiver_id: REF, amount: String(amount), msg }, 1n, 200n * 10n ** 12n);
+        }
+      });
+      const refused = ran.failures.length > 0;
+      for (const f of ran.failures) expect(f, pair).toMatch(/E68: slippage error/);
+      if (!refused) expect(ran.paid.get(outputOf(quote))! >= BigInt(quote.worst_case_amount.amount_out!), pair).toBe(true);
+      const verdict = refused ? 'refused by its minimum' : 'ok';
+      verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
+    }
+    restore();
+    console.log(`realnet routes, every pool moved 0.1% first: ${JSON.stringify(verdicts)}`);
+    expect(verdicts.ok).toBeGreaterThan(quotes.length / 2);
+  });
+});
