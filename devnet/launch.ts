@@ -4,7 +4,9 @@
 // minted to aidols.near, all of it on the curve). The curve starts at 10^33 tokens against 500 virtual wNEAR (the
 // real state right after a launch that dexes/launch/README.md cites). Trades are `ft_transfer_call`s to aidols.near
 // (50 TGas) with msg `{"token": <aidol token, null when selling>, "min_swap_amount": "Y", "referral": R}`: a buy
-// sends wNEAR, a sell the aidol token. `ft_on_transfer` prices the trade with dexes/launch/math.ts, logs
+// sends wNEAR, a sell the aidol token. `ft_on_transfer` prices the trade with the model's own curve math,
+// launch-math.ts (written from the public evidence: the contract's source is not public; that file says what each
+// rule rests on; it imports nothing of dexes/launch/math.ts, which the indexer quotes with), logs
 // `token_swap` with the curve's holds after the trade, writes the curve record, sends the output, and sends the
 // referrer 1% of the fee in wNEAR (spec, referral facts: the fee is max(0.01 NEAR, 1% of the volume); a referrer
 // without a wrap.near storage deposit loses its share: that ft_transfer fails). The rest of the fee stays with
@@ -17,10 +19,10 @@
 // next action launches a successor (`tganza2.aidols.near` ...), so three curves always trade.
 // Simplifications: exact in only; the graduated token's DEX pool is not simulated; the event's standard is written
 // `aidols` 1.0.0 (the real one is not known: dexes/launch/README.md).
-import { LAUNCH_FEE_MILLIONTHS, LAUNCH_MIN_FEE, type LaunchPoolState } from '../dexes/launch/events.ts';
-import { launchQuoteExactIn } from '../dexes/launch/math.ts';
+import type { LaunchPoolState } from '../dexes/launch/events.ts';
 import { BorshWriter } from '../near/borsh.ts';
 import { Panic, type Receipt } from './chain.ts';
+import { AIDOLS_FEE_PERCENT, AIDOLS_MIN_FEE, aidolsBuy, aidolsSell } from './launch-math.ts';
 import type { TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
@@ -81,7 +83,7 @@ export class LaunchDevnet implements DevnetDex {
       if (cap <= NEAR / 10n) return;
       [amount, tokenIn, tokenOut] = [rng.bigint(NEAR / 10n, cap), contracts.Wrap, token];
     }
-    const quote = launchQuoteExactIn(state, tokenIn, tokenOut, amount);
+    const quote = quoteTrade(state, tokenIn, tokenOut, amount);
     if (quote === null) return;
     // One trade in twenty asks for more than the curve gives: the receipt fails and the input is refunded.
     const minOut = rng.chance(0.05) ? quote.amountOut + 1n : (quote.amountOut * 99n) / 100n;
@@ -108,8 +110,9 @@ export class LaunchDevnet implements DevnetDex {
         kind: 'curve',
         tokens: [spec.contractId, contracts.Wrap],
         amounts: [LAUNCH_CURVE_TOKENS, LAUNCH_VIRTUAL_WNEAR],
-        totalFee: LAUNCH_FEE_MILLIONTHS,
-        minFee: LAUNCH_MIN_FEE,
+        // The fee launch-math.ts charges, in the pool state's units (millionths of the volume; its wNEAR floor).
+        totalFee: Number(AIDOLS_FEE_PERCENT * 10_000n),
+        minFee: AIDOLS_MIN_FEE,
         isDeployed: false,
         isTradable: true,
       },
@@ -143,7 +146,7 @@ export class LaunchDevnet implements DevnetDex {
   private open(world: World, spec: TokenSpec): void {
     const { tokens, contracts, treasury } = world;
     this.launch(world, spec);
-    const quote = launchQuoteExactIn(this.curve(spec.contractId).state, contracts.Wrap, spec.contractId, LAUNCHER_BUY);
+    const quote = quoteTrade(this.curve(spec.contractId).state, contracts.Wrap, spec.contractId, LAUNCHER_BUY);
     if (quote === null || tokens.balance(contracts.Wrap, treasury) < LAUNCHER_BUY) return;
     tokens.register(treasury, spec.contractId);
     this.buy(world, treasury, spec.contractId, LAUNCHER_BUY, quote.amountOut, null);
@@ -176,7 +179,7 @@ export class LaunchDevnet implements DevnetDex {
   ): bigint {
     const curve = this.curves.get(t.token);
     if (curve === undefined || !curve.state.isTradable) throw new Panic('Token is not tradable');
-    const quote = launchQuoteExactIn(curve.state, t.tokenIn, t.tokenOut, t.amount);
+    const quote = quoteTrade(curve.state, t.tokenIn, t.tokenOut, t.amount);
     if (quote === null) throw new Panic('Swap amount does not cover the fee');
     if (quote.amountOut < t.minOut) throw new Panic(`Slippage: ${quote.amountOut} is less than min_swap_amount ${t.minOut}`);
     const before = { ...curve.state };
@@ -231,6 +234,19 @@ function writeCurve(r: Receipt, { spec, state }: LaunchCurve): void {
     .u8(state.isTradable ? 1 : 0)
     .bytes();
   r.write(key, value);
+}
+
+/** A trade on the curve by the model's own math (launch-math.ts): null when the curve refuses it. */
+function quoteTrade(state: LaunchPoolState, tokenIn: string, tokenOut: string, amountIn: bigint): { amountOut: bigint; fee: bigint; amountsAfter: bigint[] } | null {
+  const [token, wnear] = state.tokens;
+  const [tokenHold, wnearHold] = state.amounts;
+  if (token === undefined || wnear === undefined || tokenHold === undefined || wnearHold === undefined) return null;
+  if (state.isTradable === false || amountIn <= 0n || tokenHold <= 0n || wnearHold <= 0n) return null;
+  let trade;
+  if (tokenIn === wnear && tokenOut === token) trade = aidolsBuy(tokenHold, wnearHold, amountIn);
+  else if (tokenIn === token && tokenOut === wnear) trade = aidolsSell(tokenHold, wnearHold, amountIn);
+  else return null;
+  return trade && { amountOut: trade.amountOut, fee: trade.fee, amountsAfter: [trade.tokenHold, trade.wnearHold] };
 }
 
 function minBig(...values: bigint[]): bigint {
