@@ -3,7 +3,8 @@
 // (dexes/stake-b/README.md and dexes/stake-d/README.md, "Exact formats"): a `deposit` event, a `stake` event and
 // NEP-141 `ft_mint` (memo "stake") in the order each build writes them, then
 // `Contract total staked balance is <N>. Total number of shares <S>`. Each model's file gives its standard, event
-// order, key order, math and storage.
+// order, key order, math and storage; the math is the model's own `internal_stake` (stake-math.ts, written from each
+// contract's source; nothing of dexes/stake*/ is imported).
 // Rewards: the operator's `epoch_update_rewards {validator_id}` raises N and logs the `epoch_update_rewards` event
 // (one receipt here, instead of the validator call and its callback). Its view `get_summary` gives the totals now
 // (what `dexlake bootstrap` reads).
@@ -12,10 +13,10 @@
 // total_supply, metadata}`, its 10 NEAR seed (LiNEAR's init stakes 10 NEAR of its own) minted to the contract.
 import { BorshWriter } from '../near/borsh.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
-import { stakeRateState, type StakeRateState } from '../dexes/stake/rate.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward } from './stake.ts';
+import type { StakeOutcome, StakeTotals } from './stake-math.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
 /** The NEAR (and shares) the contract stakes for itself at init. */
@@ -24,13 +25,6 @@ const GENESIS_STAKE = 100_000n * NEAR;
 /** The validator the staked NEAR sits with: the devnet's only block producer (chain.ts's block author). */
 const DEVNET_VALIDATOR = 'devnet.poolv1.near';
 
-/** A deposit's outcome by the contract's math: shares minted, NEAR charged, and the rate after it. */
-export interface LinearStyleStake {
-  minted: bigint;
-  charged: bigint;
-  after: StakeRateState;
-}
-
 export interface LinearStyleOptions {
   id: 'StakeB' | 'StakeD';
   /** The NEP-297 standard and version of its events (LiNEAR `linear` 1.0.1, rNEAR `rhea_lst` 1.0.0). */
@@ -38,8 +32,8 @@ export interface LinearStyleOptions {
   version: string;
   /** rNEAR's events come with their keys sorted (serde_json's map), LiNEAR's in the declared order. */
   sortedKeys: boolean;
-  /** The contract's deposit math (dexes/<id>/math.ts). */
-  stakeMath: (rate: StakeRateState, deposit: bigint) => LinearStyleStake;
+  /** The contract's `internal_stake` (the model's own, stake-math.ts, from the contract's source). */
+  stakeMath: (totals: StakeTotals, deposit: bigint) => StakeOutcome;
   /** LiNEAR logs the `stake` event before the mint, rNEAR after it. */
   stakeEventFirst: boolean;
   /** Writes `STATE` on every change (LiNEAR; rNEAR's layout is not known). */
@@ -111,9 +105,9 @@ export abstract class LinearStyleDevnet implements DevnetDex {
     };
   }
 
-  /** The rate now: [N, S] as a stake pool state. */
-  rate(): StakeRateState {
-    return stakeRateState(NEAR_TOKEN_ID, this.contractId, this.totals[0], this.totals[1], 'devnet');
+  /** The rate now: amounts [N, S]. */
+  rate(): { amounts: [bigint, bigint] } {
+    return { amounts: [this.totals[0], this.totals[1]] };
   }
 
   /** `deposit_and_stake {}` with `deposit` attached, signed by `account`. */
@@ -127,11 +121,11 @@ export abstract class LinearStyleDevnet implements DevnetDex {
       const afterDeposit = before + deposit;
       this.unstaked.set(account, afterDeposit);
       this.event(r, 'deposit', [{ account_id: account, amount: deposit.toString(), new_unstaked_balance: afterDeposit.toString() }]);
-      const { minted, charged, after } = stakeMath(this.rate(), deposit);
+      const { minted, charged, after } = stakeMath(this.totals, deposit);
       if (minted === 0n) throw new Panic('The calculated number of "stake" shares received for staking should be positive');
       const unstaked = afterDeposit - charged;
       this.unstaked.set(account, unstaked);
-      this.totals = [after.amounts[0], after.amounts[1]];
+      this.totals = after;
       const stakeEvent = {
         account_id: account,
         staked_amount: charged.toString(),

@@ -2,12 +2,13 @@
 // holds the model, its rewards and simplifications). Logs as dexes/stake-b/README.md gives them ("Exact formats"):
 // `linear` 1.0.1 `deposit` event, `stake` event, NEP-141 `ft_mint` (memo "stake"), then
 // `Contract total staked balance is <N>. Total number of shares <S>`.
-// Amounts with dexes/stake-b/math.ts: LiNEAR charges floor(shares·N/S) of the deposit (the few yocto left stay the
+// Amounts with the model's own `internal_stake` (stake-math.ts `linearInternalStake`, from LiNEAR's
+// contracts/linear/src/internal.rs): LiNEAR charges floor(shares·N/S) of the deposit (the few yocto left stay the
 // account's unstaked balance) and adds ceil(shares·N/S) to N. It writes `STATE` (its leading fields: owner,
 // managers, treasury, total_share_amount, total_staked_near_amount) on every change, so its pools row follows each
 // reward at once.
-import { linearStake } from '../dexes/stake-b/math.ts';
 import { LinearStyleDevnet } from './linear-style.ts';
+import { linearInternalStake } from './stake-math.ts';
 import type { World } from './world.ts';
 
 export class StakeBDevnet extends LinearStyleDevnet {
@@ -19,10 +20,7 @@ export class StakeBDevnet extends LinearStyleDevnet {
       standard: 'linear',
       version: '1.0.1',
       sortedKeys: false,
-      stakeMath: (rate, deposit) => {
-        const { sharesOut, charged, after } = linearStake(rate, deposit);
-        return { minted: sharesOut, charged, after };
-      },
+      stakeMath: linearInternalStake,
       stakeEventFirst: true,
       writesState: true,
       genesisRewardPercent: 30n,

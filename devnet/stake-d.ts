@@ -4,11 +4,12 @@
 // `Contract total staked balance is <N>. Total number of shares <S>`; its near-sdk 5 build writes every key of its
 // events sorted (`{"data":[{"amount":..,"validator_id":..}],"event":..,"standard":..,"version":..}`, as the
 // source's own unit test asserts: dexes/stake-d/README.md).
-// Amounts with dexes/stake-d/math.ts: rNEAR charges and adds the whole deposit. Its storage layout is unknown (its
+// Amounts with the model's own `internal_stake` (stake-math.ts `rnearInternalStake`, from the rNEAR source's
+// contracts/lst/src/account.rs and lib.rs): rNEAR charges and adds the whole deposit. Its storage layout is unknown (its
 // decoder reads the totals line only), so the devnet writes no storage for it and its pools row shows a reward at
 // the next stake.
-import { rnearStake } from '../dexes/stake-d/math.ts';
 import { LinearStyleDevnet } from './linear-style.ts';
+import { rnearInternalStake } from './stake-math.ts';
 import type { World } from './world.ts';
 
 export class StakeDDevnet extends LinearStyleDevnet {
@@ -21,10 +22,7 @@ export class StakeDDevnet extends LinearStyleDevnet {
       standard: 'rhea_lst',
       version: '1.0.0',
       sortedKeys: true,
-      stakeMath: (rate, deposit) => {
-        const { sharesOut, after } = rnearStake(rate, deposit);
-        return { minted: sharesOut, charged: deposit, after };
-      },
+      stakeMath: rnearInternalStake,
       stakeEventFirst: false,
       writesState: false,
       genesisRewardPercent: 2n,
