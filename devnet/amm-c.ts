@@ -11,16 +11,26 @@
 // user}`. Per swap hop the receipt logs the xyk `pool_updated` (the full pool view), the xyk `swap` (the real line's
 // fields, T, plus `fees_breakdown`), then the engine's own `swap` (S: its source logs it; not seen on chain), the
 // lines dexes/amm-c/README.md lists; every pool change logs `pool_updated`. Each run of operations starts with the
-// engine's plain-text `Fully authorized: true` (its source's known line). Amounts are dexes/amm-c/math.ts. A
-// refused operation (min output not met, the launch pool's phantom floor) panics the whole receipt: its logs stay
-// in the block, nothing else does, and `ft_resolve_transfer` refunds the tokens.
+// engine's plain-text `Fully authorized: true` (its source's known line). A swap's amounts, fees, `fees_breakdown`
+// and the reserves it leaves are the model's own arithmetic, amm-c-math.ts (S: written from the xyk DEX's Rust
+// source, INTEARnear/dex @ 430bc76 `dexes/xyk/src/lib.rs` `XykDex::swap`; the pools' fees with the protocol's are
+// its `withProtocolFee`, S: `dexes/xyk/types/src/lib.rs`). Nothing here imports dexes/amm-c/: the indexer takes
+// AmmC pool states from the logged `pool_updated` views and quotes AmmC routes with dexes/amm-c/math.ts, so what a
+// route quoted there pays here is the work of two implementations. A refused
+// operation (min output not met; a swap the xyk DEX panics on, e.g. the launch pool's phantom floor, failing with
+// the DEX's own message) panics the whole receipt: its logs stay in the block, nothing else does, and
+// `ft_resolve_transfer` refunds the tokens.
 //
 // Simplifications: an account registers every asset of the pools at once (`storage_deposit {}` +
-// `register_assets`); no referral fee is charged (no referrer registered settings, so the contract adds none);
-// fees collected for accounts stay in the engine uncounted; `add_liquidity` takes both amounts whole (callers
-// send them in the pool's ratio); the engine's `user_balance_update` / `dex_balance_update` events are not logged.
-import type { AmmCFeeReceiver, AmmCPoolState, AmmCPoolType } from '../dexes/amm-c/events.ts';
-import { ammCContractExactOut, ammCQuoteExactIn, type AmmCQuote } from '../dexes/amm-c/math.ts';
+// `register_assets`), and nobody calls the xyk DEX's `register_liquidity` before `add_liquidity`; no referral fee
+// is charged (no referrer registered settings, so the contract adds none); fees collected for accounts and the
+// community stay in the engine uncounted; the engine's `user_balance_update` / `dex_balance_update` events are not
+// logged. Liquidity is the model's own rule, not the contract's: a public pool's first `add_liquidity` mints
+// INITIAL_SHARES for both amounts, as the contract does, but a later one here mints min(floor(a_i·T/R_i)) and keeps
+// both amounts whole (callers send them in the pool's ratio), where the contract (`add_liquidity`, @ 430bc76) mints
+// min(floor((a_i − 1)·T/R_i)), takes floor(shares·R_i/T) + 1 of each side and hands back the rest;
+// `remove_liquidity` pays floor(R_i·shares/T) of each side, as the contract does.
+import { withProtocolFee, XykPanic, xykSwap, type XykFeeReceiver, type XykPoolType, type XykSwapAmount, type XykSwapResult } from './amm-c-math.ts';
 import { BorshError, BorshReader, BorshWriter } from '../near/borsh.ts';
 import { b64 } from '../near/lake-json.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
@@ -39,16 +49,8 @@ const ENGINE_STORAGE_DEPOSIT = 5n * 10n ** 21n;
 const POOL_STORAGE_DEPOSIT = 10n ** 22n;
 /** The xyk DEX's INITIAL_SHARES: what the first liquidity of a public pool mints. */
 const INITIAL_SHARES = 10n ** 18n;
-// The xyk DEX's protocol fee (dexes/xyk/types: PROTOCOL_FEE, PROTOCOL_FEE_REDUCED, PROTOCOL_FEE_RECEIVER_ID):
-// appended to a pool's fees, 1 millionth when both assets are "stable"; a pool with no fee of its own has none.
-const PROTOCOL_FEE_RECEIVER = 'plach.intear.near';
-const PROTOCOL_FEE = 1_000;
-const PROTOCOL_FEE_REDUCED = 1;
-const REDUCED_FEE_ACCOUNTS = new Set([NEAR_TOKEN_ID, 'usdt.tether-token.near', '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1']);
-const REDUCED_FEE_PARENTS = ['.omft.near', '.omni.hot.tg'];
-
 export interface AmmCPoolSpec {
-  type: AmmCPoolType;
+  type: XykPoolType;
   /** `near` or NEP-141 contract ids, in contract order; a launch pool: [`near`, its launched token]. */
   tokens: [string, string];
   /** Whole tokens (times 10^decimals, NEAR 10^24); a launch pool: [its phantom NEAR, the launched supply]. */
@@ -61,12 +63,32 @@ export interface AmmCPoolSpec {
   launched?: TokenSpec;
 }
 
+/**
+ * A pool's state as its `pool_updated` reports it, field for field what the indexer's pool book keeps for the same
+ * pool (the tests compare the two); written out here so the model imports nothing of dexes/amm-c.
+ */
+export interface AmmCModelPoolState {
+  kind: 'xyk';
+  poolType: XykPoolType;
+  /** `near` or NEP-141 contract ids, in contract order; a launch pool: [`near`, its launched token]. */
+  tokens: string[];
+  /** The balances, in `tokens` order; a launch pool's amounts[0] is its `near_amount` (the phantom counted). */
+  amounts: bigint[];
+  /** Σ of `feeReceivers[].fee`. */
+  totalFee: number;
+  /** The view's `fees.receivers`: what a swap pays, the protocol's fee included (amm-c-math.ts `withProtocolFee`). */
+  feeReceivers: XykFeeReceiver[];
+  /** A launch pool's `phantom_liquidity_near`; null for other pools. */
+  phantomLiquidity: bigint | null;
+  /** A public pool's `total_shares` (null before its first liquidity); null for other pools. */
+  totalShares: bigint | null;
+}
+
 export interface AmmCPool {
   id: number;
   /** The fees the pool was created with (its `fee_configuration`); `state.feeReceivers` adds the protocol fee. */
-  configured: AmmCFeeReceiver[];
-  /** The state `pool_updated` reports, in the decoder's vocabulary (amounts[0] of a launch pool counts the phantom). */
-  state: AmmCPoolState;
+  configured: XykFeeReceiver[];
+  state: AmmCModelPoolState;
   owner: string;
   /** Public pools: LP shares per account. */
   shares: Map<string, bigint>;
@@ -240,9 +262,9 @@ export class AmmCDevnet implements DevnetDex {
 
   /** `create_pool` with its storage NEAR (and a launch pool's whole launched supply) attached. */
   createPool(world: World, owner: string, spec: AmmCPoolSpec, amounts: [bigint, bigint]): AmmCPool {
-    const configured: AmmCFeeReceiver[] = [{ kind: 'pool', accountId: null, fee: spec.poolFee }];
+    const configured: XykFeeReceiver[] = [{ kind: 'pool', accountId: null, fee: spec.poolFee }];
     if (spec.communityFee) configured.push({ kind: 'community', accountId: world.treasury, fee: spec.communityFee });
-    const feeReceivers = withProtocolFee(spec.tokens, configured);
+    const feeReceivers = withProtocolFee(configured, spec.tokens);
     const isLaunch = spec.type === 'launch';
     const pool: AmmCPool = {
       id: this.pools.length,
@@ -305,9 +327,9 @@ export class AmmCDevnet implements DevnetDex {
 
     if (path.length === 1 && rng.chance(0.2)) {
       // Exact out: ask for 90% of what amountIn buys; send the contract's price plus 1%.
-      const probe = ammCQuoteExactIn(pool.state, tokenIn, tokenOut, amountIn);
+      const probe = swapOf(pool, tokenIn, tokenOut, { exactIn: amountIn });
       const amountOut = probe === null ? 0n : (probe.amountOut * 9n) / 10n;
-      const quote = amountOut > 0n ? ammCContractExactOut(pool.state, tokenIn, tokenOut, amountOut) : null;
+      const quote = amountOut > 0n ? swapOf(pool, tokenIn, tokenOut, { exactOut: amountOut }) : null;
       if (quote === null) return;
       this.swapExactOut(world, trader, path[0]!, amountOut, quote.amountIn + quote.amountIn / 100n, referrer);
       return;
@@ -348,20 +370,24 @@ export class AmmCDevnet implements DevnetDex {
     return {
       json: { SwapSimple: { dex_id: dexId, message, asset_in: assetIn, asset_out: assetOut, amount: requested } },
       run: (run) => {
-        let quote: AmmCQuote | null;
-        let requestAmount: Record<string, string>;
-        if (amount !== 'previous' && 'exactOut' in amount) {
-          quote = ammCContractExactOut(pool.state, tokenIn, tokenOut, amount.exactOut);
-          requestAmount = { ExactOut: String(amount.exactOut) };
-        } else {
+        let swapAmount: XykSwapAmount;
+        if (amount !== 'previous' && 'exactOut' in amount) swapAmount = { exactOut: amount.exactOut };
+        else {
           const amountIn = amount === 'previous' ? run.lastOutput : amount.exactIn;
           if (amountIn === null) throw new Panic('No previous swap output');
-          quote = ammCQuoteExactIn(pool.state, tokenIn, tokenOut, amountIn);
-          requestAmount = { ExactIn: String(amountIn) };
+          swapAmount = { exactIn: amountIn };
         }
-        if (quote === null) throw new Panic('Swap refused by the pool');
+        const requestAmount = 'exactIn' in swapAmount ? { ExactIn: String(swapAmount.exactIn) } : { ExactOut: String(swapAmount.exactOut) };
+        // The xyk DEX's swap (amm-c-math.ts); where it panics, the whole receipt fails with its message.
+        let quote: XykSwapResult;
+        try {
+          quote = xykSwap(pool.state, pool.state.feeReceivers, tokenIn, tokenOut, swapAmount);
+        } catch (err) {
+          if (err instanceof XykPanic) throw new Panic(err.message);
+          throw err;
+        }
         this.debit(run, assetIn, quote.amountIn);
-        const feesBreakdown = feesBreakdownOf(hop, quote);
+        const feesBreakdown = quote.feesBreakdown.map((f) => [feeReceiverJson(f.receiver), assetOf(f.asset), String(f.amount)]);
         this.setAmounts(run.r, pool, [...quote.amountsAfter]);
         // SwapRequest {message, asset_in, asset_out, amount}: the four fields of the real line (dexes/amm-c/README.md).
         const request = { message, asset_in: assetIn, asset_out: assetOut, amount: requestAmount };
@@ -597,7 +623,7 @@ function poolView(pool: AmmCPool): unknown {
 function writePoolView(w: BorshWriter, pool: AmmCPool): void {
   const { state } = pool;
   const asset = (i: number) => writeAssetId(w, state.tokens[i]!).u128(state.amounts[i]!);
-  const fees = (receivers: AmmCFeeReceiver[]) => w.vec(receivers, (x, r) => writeFeeReceiver(x, r).u32(r.fee));
+  const fees = (receivers: XykFeeReceiver[]) => w.vec(receivers, (x, r) => writeFeeReceiver(x, r).u32(r.fee));
   // FeeConfiguration::V1(CurrentFees): the fees the pool was created with.
   const feeConfiguration = () => {
     w.u8(0);
@@ -635,53 +661,12 @@ function writeAssetId(w: BorshWriter, token: string): BorshWriter {
   return token === NEAR_TOKEN_ID ? w.u8(0) : w.u8(1).string(token);
 }
 
-function writeFeeReceiver(w: BorshWriter, r: AmmCFeeReceiver): BorshWriter {
+function writeFeeReceiver(w: BorshWriter, r: XykFeeReceiver): BorshWriter {
   return r.kind === 'pool' ? w.u8(1) : w.u8(r.kind === 'account' ? 0 : 2).string(r.accountId ?? '');
 }
 
-/**
- * `fees_breakdown` of a hop: `[receiver, asset, amount]` per fee receiver, in the input asset; in a launch-pool
- * sell the account and community fees are bought into the quote asset through the pool after the swap
- * (math.ts `settle`), so those entries are the quote amounts they bought.
- */
-function feesBreakdownOf(hop: AmmCHop, quote: AmmCQuote): Array<[unknown, string, string]> {
-  const { state } = hop.pool;
-  const inSide = state.tokens.indexOf(hop.tokenIn);
-  const isSell = state.poolType === 'launch' && inSide === 1;
-  const feeAt = (i: number) => quote.feeAmounts[i] ?? 0n;
-  const poolFee = state.feeReceivers.reduce((sum, r, i) => (r.kind === 'pool' ? sum + feeAt(i) : sum), 0n);
-  const allFees = quote.feeAmounts.reduce((a, b) => a + b, 0n);
-  let reserveIn = state.amounts[inSide]! + (quote.amountIn - allFees) + poolFee;
-  let reserveOut = state.amounts[1 - inSide]! - quote.amountOut;
-  const breakdown = state.feeReceivers.map((receiver, i): [unknown, string, string] => {
-    const fee = feeAt(i);
-    if (!isSell || receiver.kind === 'pool') return [feeReceiverJson(receiver), assetOf(hop.tokenIn), String(fee)];
-    const bought = (fee * reserveOut) / (reserveIn + fee);
-    reserveIn += fee;
-    reserveOut -= bought;
-    return [feeReceiverJson(receiver), assetOf(state.tokens[0]!), String(bought)];
-  });
-  const after = inSide === 0 ? [reserveIn, reserveOut] : [reserveOut, reserveIn];
-  if (after[0] !== quote.amountsAfter[0] || after[1] !== quote.amountsAfter[1]) {
-    throw new Error(`devnet AmmC: fee conversion of pool ${hop.pool.id} disagrees with math.ts`);
-  }
-  return breakdown;
-}
-
-/** The pool's fees as the contract charges them: its own, then the protocol's (dexes/xyk/types `with_protocol_fee`);
- * none at all for a pool without fees (T: the real view of such a pool at block 183810122 has `receivers: []`). */
-function withProtocolFee(tokens: readonly string[], configured: AmmCFeeReceiver[]): AmmCFeeReceiver[] {
-  if (configured.length === 0) return [];
-  const fee = tokens.every(isReducedFeeAsset) ? PROTOCOL_FEE_REDUCED : PROTOCOL_FEE;
-  return [...configured, { kind: 'account', accountId: PROTOCOL_FEE_RECEIVER, fee }];
-}
-
-function isReducedFeeAsset(token: string): boolean {
-  return REDUCED_FEE_ACCOUNTS.has(token) || REDUCED_FEE_PARENTS.some((parent) => token.endsWith(parent));
-}
-
 /** CreatePoolArgs {assets: (AssetId, AssetId), fees: FeeConfiguration::V1, pool_type} in borsh. */
-function createPoolArgs(spec: AmmCPoolSpec, configured: AmmCFeeReceiver[], phantom: bigint): Uint8Array {
+function createPoolArgs(spec: AmmCPoolSpec, configured: XykFeeReceiver[], phantom: bigint): Uint8Array {
   const w = new BorshWriter();
   // AssetId::Near = 0, AssetId::Nep141(account) = 1.
   for (const token of spec.tokens) {
@@ -700,7 +685,7 @@ function createPoolArgs(spec: AmmCPoolSpec, configured: AmmCFeeReceiver[], phant
   return w.bytes();
 }
 
-function feeReceiverJson(r: AmmCFeeReceiver): unknown {
+function feeReceiverJson(r: XykFeeReceiver): unknown {
   return r.kind === 'pool' ? 'Pool' : r.kind === 'account' ? { Account: r.accountId } : { Community: r.accountId };
 }
 
@@ -724,11 +709,21 @@ function mintedShares(pool: AmmCPool, amounts: [bigint, bigint]): bigint {
 function quotePath(path: AmmCHop[], amountIn: bigint): bigint | null {
   let amount = amountIn;
   for (const hop of path) {
-    const quote = ammCQuoteExactIn(hop.pool.state, hop.tokenIn, hop.tokenOut, amount);
+    const quote = swapOf(hop.pool, hop.tokenIn, hop.tokenOut, { exactIn: amount });
     if (quote === null) return null;
     amount = quote.amountOut;
   }
   return amount;
+}
+
+/** The swap the pool would make now (amm-c-math.ts `xykSwap`), or null where the contract would panic. */
+function swapOf(pool: AmmCPool, tokenIn: string, tokenOut: string, amount: XykSwapAmount): XykSwapResult | null {
+  try {
+    return xykSwap(pool.state, pool.state.feeReceivers, tokenIn, tokenOut, amount);
+  } catch (err) {
+    if (err instanceof XykPanic) return null;
+    throw err;
+  }
 }
 
 function minBig(...values: bigint[]): bigint {
