@@ -1,13 +1,16 @@
 // StakeC (xRHEA) on the devnet: RHEA (`contracts.StakeCUnderlying` = token.rhealab.near) staked into
 // `contracts.StakeC` (xtoken.rhealab.near, also the xRHEA token), modelled on Ref's xREF contract, which xRHEA
-// descends from (ref-finance/ref-token xref-token/src/xref.rs; dexes/stake-c/README.md):
+// descends from (ref-finance/ref-token xref-token/src/xref.rs; dexes/stake-c/README.md). xRHEA's source is not
+// public: the model's arithmetic is xREF's, written from xREF's source in stake-math.ts (`xrefInternalStake`,
+// `xrefTryDistributeReward`, `xrefVirtualPrice`, each citing its file and function; nothing of dexes/stake*/ is
+// imported), and that xRHEA keeps it rests on the public evidence dexes/stake-c/README.md grades:
 // - stake: `ft_transfer_call` of RHEA to the xtoken contract with msg `{"Stake":{}}` (the aggregator's message);
 //   its `ft_on_transfer` first streams the pending reward into the locked amount, then mints
 //   floor(amount·supply/locked) xRHEA (`ERR_STAKE_TOO_SMALL` when that is 0; `Account not registered.` when the
 //   staker has no xRHEA storage) with a NEP-141 `ft_mint` event, the record dexes/stake-c/decode.ts reads;
 // - reward: any other msg adds the amount to the undistributed reward (xREF's `Add reward ..` and `.. add ..
 //   assets as reward` lines), streamed into the locked amount at `reward_per_sec` from then on, so the rate drifts up
-//   with time.
+//   with time (no reward genesis time: xREF's `reward_genesis_time_in_sec` is 0 here).
 // The rate is in no log and in no known storage layout: the decoder takes the last stake of a block as the rate, so
 // reserves() is that stake's [RHEA in, xRHEA minted]. Views (`dexlake bootstrap`): `contract_metadata`,
 // `ft_total_supply`, `get_virtual_price`, as xREF computes them. Not known (xRHEA's source is not public): its
@@ -15,12 +18,10 @@
 // for the `ft_mint` event). Unstaking is not modelled (its exit
 // fee rule is not public). The xRHEA supply starts at 1 xRHEA minted to the contract, backed by 1 RHEA the treasury
 // sends it (xREF divides by the supply, so it cannot start empty).
-import { xrheaStake } from '../dexes/stake-c/math.ts';
-import { stakeRateState } from '../dexes/stake/rate.ts';
-import { XRHEA_PRICE_SCALE } from '../dexes/stake-c/bootstrap.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { RHEA_METADATA, STAKED_TOKEN_METADATA, TGAS } from './stake.ts';
+import { xrefInternalStake, xrefTryDistributeReward, xrefVirtualPrice } from './stake-math.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
 const RHEA = 10n ** 18n;
@@ -90,7 +91,7 @@ export class StakeCDevnet implements DevnetDex {
     if (contractId !== world.contracts.StakeC) return undefined;
     const due = this.rewardDue(BigInt(Math.floor((world.chain.timestampMs - world.chain.blockMs) / 1000)));
     if (method === 'ft_total_supply') return { value: this.supply.toString() };
-    if (method === 'get_virtual_price') return { value: (this.supply === 0n ? XRHEA_PRICE_SCALE : ((this.locked + due) * XRHEA_PRICE_SCALE) / this.supply).toString() };
+    if (method === 'get_virtual_price') return { value: xrefVirtualPrice(this.locked + due, this.supply).toString() };
     if (method !== 'contract_metadata') return undefined;
     return {
       value: {
@@ -116,9 +117,9 @@ export class StakeCDevnet implements DevnetDex {
       this.snapshot(r);
       this.distributeReward(world);
       if (!tokens.isRegistered(xRhea, account)) throw new Panic('Account not registered.');
-      const { sharesOut: minted, after } = xrheaStake(stakeRateState(contracts.StakeCUnderlying, xRhea, this.locked, this.supply, 'devnet'), amount);
+      const { minted, after } = xrefInternalStake([this.locked, this.supply], amount);
       if (minted === 0n) throw new Panic('ERR_STAKE_TOO_SMALL');
-      [this.locked, this.supply] = after.amounts;
+      [this.locked, this.supply] = after;
       tokens.mint(r, account, minted);
       const previous = this.lastStake;
       this.lastStake = [amount, minted];
@@ -150,9 +151,10 @@ export class StakeCDevnet implements DevnetDex {
     this.prevDistributionSec = now;
   }
 
-  /** xREF `try_distribute_reward`: min(reward_per_sec·Δs, undistributed) at `now` (s). */
+  /** xREF `try_distribute_reward` at `now` (s), stake-math.ts. */
   private rewardDue(now: bigint): bigint {
-    return now > this.prevDistributionSec ? minBig(this.rewardPerSec * (now - this.prevDistributionSec), this.undistributed) : 0n;
+    const { rewardPerSec, undistributed, prevDistributionSec } = this;
+    return xrefTryDistributeReward({ rewardPerSec, undistributed, prevDistributionSec, rewardGenesisSec: 0n }, now);
   }
 
   private snapshot(r: Receipt): void {
@@ -163,8 +165,4 @@ export class StakeCDevnet implements DevnetDex {
 
 function nowSec(world: World): bigint {
   return BigInt(Math.floor(world.chain.timestampMs / 1000));
-}
-
-function minBig(a: bigint, b: bigint): bigint {
-  return a < b ? a : b;
 }

@@ -8,6 +8,8 @@
 // - rNEAR (`lst.rhealab.near`, stake-d.ts): ref-finance/rnear-contract `contracts/lst/src/` (its `lib.rs`, which
 //   defaults `rnear_contract_id` to `lst.rhealab.near`, and `account.rs`), found in the code index by their text
 //   without a commit (the repository is not stored: dexes/stake-d/README.md says the same).
+// - xRHEA (`xtoken.rhealab.near`, stake-c.ts): its source is NOT public; written from Ref's xREF, which it descends
+//   from (ref-finance/ref-token xref-token/src/xref.rs, views.rs: S for xREF only), as its section below says.
 
 /** [total NEAR staked N, total shares S]: the two sides of a linear-style contract's rate. */
 export type StakeTotals = readonly [bigint, bigint];
@@ -70,4 +72,47 @@ export function rnearInternalStake(totals: StakeTotals, amount: bigint): StakeOu
   const numShares = rnearNumSharesFromStakedAmountRoundedDown(totals, amount);
   if (numShares === 0n) return { minted: 0n, charged: 0n, after: [totals[0], totals[1]] };
   return { minted: numShares, charged: amount, after: [totals[0] + amount, totals[1] + numShares] };
+}
+
+// ---- xRHEA (`xtoken.rhealab.near`, stake-c.ts): NO xRHEA SOURCE IS PUBLIC. Written from the contract it descends
+// from, Ref's xREF: ref-finance/ref-token @ ca4afb6 : xref-token/src/xref.rs and @ 4a479f1 : xref-token/src/views.rs
+// (S for xREF). That xRHEA keeps these formulas is the public evidence dexes/stake-c/README.md grades (a live
+// aggregator prices xRHEA with `get_virtual_price` / 10^8, and a RHEA adapter reads xREF's `contract_metadata`
+// fields from it), not its source. ----
+
+/** `get_virtual_price`'s scale: "X-REF / REF price in decimal 8", `* 100_000_000` (views.rs). */
+export const XREF_PRICE_SCALE = 100_000_000n;
+
+/**
+ * xref.rs `internal_stake(account_id, amount)` on [locked_token_amount L, ft total_supply X]: minted = amount when
+ * X is 0, else floor(amount·X / L) (L must be positive: ERR_INTERNAL); 0 minted: ERR_STAKE_TOO_SMALL (here `minted`
+ * 0 and nothing changed); then L += amount and the minted xREF is deposited (X += minted).
+ */
+export function xrefInternalStake([locked, supply]: StakeTotals, amount: bigint): StakeOutcome {
+  let minted = amount;
+  if (supply !== 0n) {
+    if (locked <= 0n) throw new RangeError('ERR_INTERNAL');
+    minted = (amount * supply) / locked;
+  }
+  if (minted <= 0n) return { minted: 0n, charged: 0n, after: [locked, supply] };
+  return { minted, charged: amount, after: [locked + amount, supply + minted] };
+}
+
+/**
+ * xref.rs `try_distribute_reward(cur_timestamp_in_sec)`: the reward streamed since the last distribution,
+ * min(reward_per_sec·(now − prev), undistribute_reward), when now is past both the reward genesis and the previous
+ * distribution; else 0.
+ */
+export function xrefTryDistributeReward(
+  s: { rewardPerSec: bigint; undistributed: bigint; prevDistributionSec: bigint; rewardGenesisSec: bigint },
+  nowSec: bigint,
+): bigint {
+  if (!(nowSec > s.rewardGenesisSec && nowSec > s.prevDistributionSec)) return 0n;
+  const ideal = s.rewardPerSec * (nowSec - s.prevDistributionSec);
+  return ideal < s.undistributed ? ideal : s.undistributed;
+}
+
+/** views.rs `get_virtual_price`: 10^8 without supply, else (locked + reward due now)·10^8 / supply. */
+export function xrefVirtualPrice(lockedWithDue: bigint, supply: bigint): bigint {
+  return supply === 0n ? XREF_PRICE_SCALE : (lockedWithDue * XREF_PRICE_SCALE) / supply;
 }
