@@ -16,13 +16,23 @@
 // staking pool in its list; no staking-pool calls (total_actually_staked moves with rewards only); rewards are one
 // operator receipt (`distribute_rewards`) instead of the pool call and its callback, with no operator fee shares;
 // no delayed unstakes.
+// The arithmetic is the model's own, written from the contract's source (stake-math.ts, Meta Pool section: shares and
+// amounts, is_close, the NSLP discount curve, liquid_unstake's pricing, apply_pct, the storage cost; each function
+// names its file and function); nothing of dexes/stake*/ is imported.
 import { BorshWriter } from '../near/borsh.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
-import { META_POOL_STORAGE_COST, metaPoolDiscountBps, type MetaPoolLiquidityParams } from '../dexes/stake-a/math.ts';
-import { mulDivFloor } from '../dexes/stake/rate.ts';
 import { Panic, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward, initMetadata } from './stake.ts';
+import {
+  META_POOL_STORAGE_COST_YOCTOS,
+  metaPoolAmountFromShares as amountFromShares,
+  metaPoolApplyPct,
+  metaPoolDiscountBasisPoints,
+  metaPoolIsClose as isClose,
+  metaPoolLiquidUnstakePrice,
+  metaPoolSharesFromAmount as sharesFromAmount,
+} from './stake-math.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
 /** The contract's `min_deposit_amount` (dexes/stake-a/README.md: 1 NEAR by default). */
@@ -33,9 +43,6 @@ export const META_POOL_NSLP = { liquidityTarget: 10_000n * NEAR, minDiscountBps:
 const TREASURY_CUT_BPS = 2_500n;
 const OPERATOR_CUT_BPS = 300n;
 const DEVELOPERS_CUT_BPS = 200n;
-const BPS = 10_000n;
-/** `ONE_MILLI_NEAR`: a liquid unstake within this of the account's whole stNEAR sells all of it (`is_close`). */
-const ONE_MILLI_NEAR = NEAR / 1_000n;
 const DEVELOPERS_ACCOUNT = 'developers.near';
 
 /** Genesis: the NSLP's liquidity, the treasury's first stake, and the rewards accrued "before" the devnet began. */
@@ -157,7 +164,7 @@ export class StakeADevnet implements DevnetDex {
         nslp_stnear_balance: u128(nslp.stakeShares),
         nslp_share_price: u128(amountFromShares(NEAR, nslpValue, nslp.nslpShares)),
         nslp_total_shares: u128(nslp.nslpShares),
-        nslp_current_discount_basis_points: metaPoolDiscountBps({ nslpAvailable: nslp.available, ...META_POOL_NSLP }, 10n * NEAR),
+        nslp_current_discount_basis_points: metaPoolDiscountBasisPoints(META_POOL_NSLP, nslp.available, 10n * NEAR),
         nslp_min_discount_basis_points: META_POOL_NSLP.minDiscountBps,
         nslp_max_discount_basis_points: META_POOL_NSLP.maxDiscountBps,
         accounts_count: String(this.accounts.size),
@@ -201,13 +208,11 @@ export class StakeADevnet implements DevnetDex {
     });
   }
 
-  /** What `liquid_unstake` of `st` pays now: NEAR out and the fee, in NEAR (dexes/stake-a/math.ts's curve). */
+  /** What `liquid_unstake` of `st` pays now: NEAR out and the fee, in NEAR (stake-math.ts, lib.rs `liquid_unstake`). */
   liquidUnstakeQuote(st: bigint): { nears: bigint; fee: bigint; amountOut: bigint } {
     const { totalForStaking: n, totalStakeShares: s } = this.state;
-    const nears = amountFromShares(st, n, s);
-    const bps = metaPoolDiscountBps(this.liquidityParams(), nears);
-    const fee = mulDivFloor(BigInt(bps), nears, BPS);
-    return { nears, fee, amountOut: nears - fee };
+    const { nearsOut, fee, nearToReceive } = metaPoolLiquidUnstakePrice([n, s], META_POOL_NSLP, this.nslpAvailable(), st);
+    return { nears: nearsOut, fee, amountOut: nearToReceive };
   }
 
   /** `liquid_unstake {st_near_to_burn, min_expected_near}` signed by `account`. */
@@ -230,9 +235,9 @@ export class StakeADevnet implements DevnetDex {
       if (nslp.available < amountOut) throw new Panic('Not enough liquidity in the liquidity pool');
       nslp.available -= amountOut;
       const feeInStNear = sharesFromAmount(fee, st.totalForStaking, st.totalStakeShares);
-      const treasuryCut = (feeInStNear * TREASURY_CUT_BPS) / BPS;
-      const operatorCut = (feeInStNear * OPERATOR_CUT_BPS) / BPS;
-      const developersCut = (feeInStNear * DEVELOPERS_CUT_BPS) / BPS;
+      const treasuryCut = metaPoolApplyPct(TREASURY_CUT_BPS, feeInStNear);
+      const operatorCut = metaPoolApplyPct(OPERATOR_CUT_BPS, feeInStNear);
+      const developersCut = metaPoolApplyPct(DEVELOPERS_CUT_BPS, feeInStNear);
       this.account(this.treasuryAccount(world)).stakeShares += treasuryCut;
       this.account(this.operatorAccount(world)).stakeShares += operatorCut;
       this.account(DEVELOPERS_ACCOUNT).stakeShares += developersCut;
@@ -289,9 +294,9 @@ export class StakeADevnet implements DevnetDex {
   private depositInto(r: Receipt, accountId: string, deposit: bigint): bigint {
     let amount = deposit;
     if (!this.accounts.has(accountId)) {
-      r.log(`new account, ${META_POOL_STORAGE_COST} yoctos used for storage_deposit`);
-      if (deposit <= META_POOL_STORAGE_COST) throw new Panic('deposit too low');
-      amount = deposit - META_POOL_STORAGE_COST;
+      r.log(`new account, ${META_POOL_STORAGE_COST_YOCTOS} yoctos used for storage_deposit`);
+      if (deposit <= META_POOL_STORAGE_COST_YOCTOS) throw new Panic('deposit too low');
+      amount = deposit - META_POOL_STORAGE_COST_YOCTOS;
     }
     const acc = this.account(accountId);
     acc.available += amount;
@@ -319,10 +324,6 @@ export class StakeADevnet implements DevnetDex {
     nslp.available += nearValue;
     nslp.stakeShares -= stNearToSell;
     st.totalStakeShares -= stNearToSell;
-  }
-
-  private liquidityParams(): MetaPoolLiquidityParams {
-    return { nslpAvailable: this.nslpAvailable(), ...META_POOL_NSLP };
   }
 
   private account(id: string): Account {
@@ -404,23 +405,4 @@ const NSLP_ACCOUNT = '..NSLP..';
 
 function emptyAccount(): Account {
   return { available: 0n, stakeShares: 0n, nslpShares: 0n };
-}
-
-/** utils.rs `shares_from_amount`: floor(amount·shares/total); 1:1 while there are no shares. */
-function sharesFromAmount(amount: bigint, total: bigint, shares: bigint): bigint {
-  if (shares === 0n) return amount;
-  if (amount === 0n || total === 0n) return 0n;
-  return mulDivFloor(shares, amount, total);
-}
-
-/** utils.rs `amount_from_shares`: floor(shares·total/totalShares). */
-function amountFromShares(numShares: bigint, total: bigint, totalShares: bigint): bigint {
-  if (totalShares === 0n || numShares === 0n) return 0n;
-  return mulDivFloor(numShares, total, totalShares);
-}
-
-/** utils.rs `is_close`: within one milli-NEAR of the total. */
-function isClose(requested: bigint, total: bigint): boolean {
-  const low = total > ONE_MILLI_NEAR ? total - ONE_MILLI_NEAR : 0n;
-  return requested >= low && requested <= total + ONE_MILLI_NEAR;
 }

@@ -8,6 +8,8 @@
 // - rNEAR (`lst.rhealab.near`, stake-d.ts): ref-finance/rnear-contract `contracts/lst/src/` (its `lib.rs`, which
 //   defaults `rnear_contract_id` to `lst.rhealab.near`, and `account.rs`), found in the code index by their text
 //   without a commit (the repository is not stored: dexes/stake-d/README.md says the same).
+// - Meta Pool (`meta-pool.near`, stake-a.ts): Meta-Pool/liquid-staking-contract @ 1bcd25d : metapool/src/lib.rs
+//   (`liquid_unstake`) and internal.rs (`internal_get_discount_basis_points`), @ 0dec5b3 : utils.rs.
 // - xRHEA (`xtoken.rhealab.near`, stake-c.ts): its source is NOT public; written from Ref's xREF, which it descends
 //   from (ref-finance/ref-token xref-token/src/xref.rs, views.rs: S for xREF only), as its section below says.
 
@@ -115,4 +117,84 @@ export function xrefTryDistributeReward(
 /** views.rs `get_virtual_price`: 10^8 without supply, else (locked + reward due now)·10^8 / supply. */
 export function xrefVirtualPrice(lockedWithDue: bigint, supply: bigint): bigint {
   return supply === 0n ? XREF_PRICE_SCALE : (lockedWithDue * XREF_PRICE_SCALE) / supply;
+}
+
+// ---- Meta Pool (`meta-pool.near`, stake-a.ts): Meta-Pool/liquid-staking-contract @ 1bcd25d : metapool/src/lib.rs,
+// metapool/src/internal.rs, @ 0dec5b3 : metapool/src/utils.rs, and metapool/src/empty_nep_145.rs (found in the code
+// index by its text). ----
+
+const ONE_NEAR = 10n ** 24n;
+/** empty_nep_145.rs `STORAGE_COST_YOCTOS = ONE_NEAR / 100_000 * 125` (0.00125 NEAR). */
+export const META_POOL_STORAGE_COST_YOCTOS = (ONE_NEAR / 100_000n) * 125n;
+/** types.rs `ONE_MILLI_NEAR`, the margin of utils.rs `is_close`. */
+const ONE_MILLI_NEAR = ONE_NEAR / 1_000n;
+
+/** utils.rs `proportional(amount, numerator, denominator)`: amount·numerator / denominator, in U256. */
+function metaPoolProportional(amount: bigint, numerator: bigint, denominator: bigint): bigint {
+  if (denominator === 0n) throw new RangeError('Meta Pool proportional: division by zero');
+  return (amount * numerator) / denominator;
+}
+
+/** utils.rs `apply_pct(basis_points, amount)`: basis_points·amount / 10_000. */
+export function metaPoolApplyPct(basisPoints: bigint, amount: bigint): bigint {
+  return (basisPoints * amount) / 10_000n;
+}
+
+/** utils.rs `shares_from_amount`: `amount` itself for the first shares, 0 for nothing, else proportional(S, a, N). */
+export function metaPoolSharesFromAmount(amount: bigint, totalAmount: bigint, totalShares: bigint): bigint {
+  if (totalShares === 0n) return amount;
+  if (amount === 0n || totalAmount === 0n) return 0n;
+  return metaPoolProportional(totalShares, amount, totalAmount);
+}
+
+/** utils.rs `amount_from_shares`: 0 without shares, else proportional(num_shares, N, S). */
+export function metaPoolAmountFromShares(numShares: bigint, totalAmount: bigint, totalShares: bigint): bigint {
+  if (totalShares === 0n || numShares === 0n) return 0n;
+  return metaPoolProportional(numShares, totalAmount, totalShares);
+}
+
+/** utils.rs `is_close(requested, total)`: total − 0.001 NEAR (saturating) <= requested <= total + 0.001 NEAR. */
+export function metaPoolIsClose(requested: bigint, total: bigint): boolean {
+  const low = total > ONE_MILLI_NEAR ? total - ONE_MILLI_NEAR : 0n;
+  return requested >= low && requested <= total + ONE_MILLI_NEAR;
+}
+
+/** The NSLP fee curve of the contract's state: `nslp_liquidity_target`, `nslp_min/max_discount_basis_points`. */
+export interface MetaPoolNslpCurve {
+  liquidityTarget: bigint;
+  minDiscountBps: number;
+  maxDiscountBps: number;
+}
+
+/**
+ * internal.rs `internal_get_discount_basis_points(available_near, nears_requested)`: the max when the pool cannot
+ * cover the request; the min while near_after = available − requested stays at or above the target; else
+ * max − proportional(max − min, near_after, target).
+ */
+export function metaPoolDiscountBasisPoints(curve: MetaPoolNslpCurve, availableNear: bigint, nearsRequested: bigint): number {
+  const { liquidityTarget, minDiscountBps: min, maxDiscountBps: max } = curve;
+  if (availableNear <= nearsRequested) return max;
+  const nearAfter = availableNear - nearsRequested;
+  if (nearAfter >= liquidityTarget) return min;
+  const range = BigInt(max - min);
+  return max - Number(metaPoolProportional(range, nearAfter, liquidityTarget));
+}
+
+/**
+ * lib.rs `liquid_unstake`'s pricing of `st_near_to_sell` at [total_for_staking N, total_stake_shares S] with the
+ * NSLP's available NEAR: nears_out = amount_from_stake_shares(st), bp = internal_get_discount_basis_points
+ * (available, nears_out) (the contract asserts bp < 10000), fee = apply_pct(bp, nears_out), near_to_receive =
+ * nears_out − fee. The caller checks min_expected_near and the pool's liquidity, as the contract does after this.
+ */
+export function metaPoolLiquidUnstakePrice(
+  [totalForStaking, totalStakeShares]: StakeTotals,
+  curve: MetaPoolNslpCurve,
+  nslpAvailable: bigint,
+  stNearToSell: bigint,
+): { nearsOut: bigint; discountBps: number; fee: bigint; nearToReceive: bigint } {
+  const nearsOut = metaPoolAmountFromShares(stNearToSell, totalForStaking, totalStakeShares);
+  const discountBps = metaPoolDiscountBasisPoints(curve, nslpAvailable, nearsOut);
+  if (discountBps >= 10_000) throw new RangeError('inconsistency d>1');
+  const fee = metaPoolApplyPct(BigInt(discountBps), nearsOut);
+  return { nearsOut, discountBps, fee, nearToReceive: nearsOut - fee };
 }
