@@ -2,10 +2,10 @@
 // dexes/launch/, so the tests comparing the indexer's Launch pools (dexes/launch/math.ts) with this model compare
 // two implementations.
 //
-// NO CONTRACT SOURCE: aidols.near's source is not public (none found with the code, issues and pages corpora,
-// `find_repos`/`find_string` for aidols, `token_swap`, `wnear_commission`, `is_tradable`; dexes/launch/README.md
-// lists the same searches). This file is written from the public evidence dexes/launch/README.md grades, and every
-// rule below says which:
+// NO CONTRACT SOURCE: aidols.near's source is not public (a code search for aidols / `token_swap` / `wnear_hold` /
+// `is_tradable` found nothing; dexes/launch/README.md lists the wider searches of the code, issues and pages corpora
+// and `find_string`). This file is written from the public evidence dexes/launch/README.md grades, and every rule
+// below says which:
 // - the curve is the pair of holds [token_hold T, wnear_hold W] of the curve record and of the `token_swap` event,
 //   both "after the trade" (T: INTEARnear/trade-indexer @ fd88302 `src/tests.rs` `detects_aidols_buy`,
 //   `detects_aidols_state_changes`); price = W / T (C: INTEARnear/price-indexer @ 17f4814 `src/pool_data.rs`);
