@@ -11,6 +11,7 @@
 import type { RawJson } from '../../near/lake-json.ts';
 import { Rng } from '../rng.ts';
 import { RealnetChain } from './chain.ts';
+import { actorKey, signIntents } from './intents.ts';
 import { REF, WRAP, type PoolView } from './scenario.ts';
 
 export { REF, WRAP, type PoolView };
@@ -22,12 +23,17 @@ export const TREASURY = 'owner.near';
 /** The liquidity provider. */
 export const LP = 'alice.near';
 export const TRADERS = ['bob.near', 'carol.near', 'dave.near'] as const;
+/** The NEAR Intents verifier (QuoteA), and the solver that fills the traders' intents from its inventory there. */
+export const INTENTS = 'intents.near';
+export const SOLVER = 'solver.near';
 
 const Y = 10n ** 24n;
 const TGAS = 10n ** 12n;
 
 export interface MarketWasm {
   ref: Uint8Array;
+  /** The intents verifier (defuse 0.2.10). */
+  intents: Uint8Array;
   wNear: Uint8Array;
   ftSdk3: Uint8Array;
   ftSdk4: Uint8Array;
@@ -71,6 +77,17 @@ function unitsOf(token: string, usd: number): bigint {
   return (cents * 10n ** BigInt(DECIMALS[token]!)) / 1_000_000n;
 }
 
+/** One intents fill: the trader's and the solver's signed `token_diff` intents, settled by `execute_intents`. */
+export interface IntentsSwap {
+  txHash: string;
+  height: number;
+  trader: string;
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: bigint;
+  amountOut: bigint;
+}
+
 /** One instant swap of the market: who asked, the path, and whether its minimum was meant to fail. */
 export interface MarketSwap {
   txHash: string;
@@ -100,9 +117,13 @@ export class RealnetMarket {
   readonly chain: RealnetChain;
   /** Every instant swap submitted, in order. */
   readonly swaps: MarketSwap[] = [];
+  /** Every intents fill submitted, in order. */
+  readonly fills: IntentsSwap[] = [];
   private readonly rng: Rng;
   private readonly setup: Phase[];
   private readonly byOutput: boolean;
+  private readonly seed: string;
+  private intentNonce = 0;
 
   constructor(wasm: MarketWasm, options: RealnetMarketOptions = {}) {
     const seed = options.seed ?? 'realnet';
@@ -112,23 +133,25 @@ export class RealnetMarket {
     const chain = this.chain;
     chain.deploy(REF, wasm.ref, 100n * Y);
     chain.deploy(WRAP, wasm.wNear, 100n * Y);
+    chain.deploy(INTENTS, wasm.intents, 100n * Y);
     for (const t of MARKET_TOKENS) chain.deploy(t.id, wasm[t.build], 100n * Y);
-    for (const user of [TREASURY, LP, ...TRADERS]) chain.createAccount(user, 10_000_000n * Y);
-    this.setup = setupPhases();
+    for (const user of [TREASURY, LP, ...TRADERS, SOLVER]) chain.createAccount(user, 10_000_000n * Y);
+    this.seed = seed;
+    this.setup = setupPhases(seed);
   }
 
-  /** Whether the setup is over (pools exist with their liquidity): from then on, blocks of seeded actions. */
-  get trading(): boolean {
-    return this.setup.length === 0 && this.chain.pendingReceipts() === 0;
-  }
+  /** Whether the setup is over (pools exist with their liquidity): from the block that first carries seeded actions. */
+  trading = false;
 
-  /** The next block's `{block, shards}` message. A setup phase is submitted once the previous one has settled. */
+  /** The next block's `{block, shards}` message. A setup phase is submitted once the previous one has settled; after
+   * the setup, every block carries 0-3 seeded actions. */
   next(): RawJson {
     if (this.chain.pendingReceipts() === 0) {
       const phase = this.setup.shift();
       if (phase !== undefined) phase(this.chain);
-      else this.act();
+      else this.trading = true;
     }
+    if (this.trading) this.act();
     return this.chain.produceBlock();
   }
 
@@ -151,9 +174,10 @@ export class RealnetMarket {
     const actions = rng.int(4);
     for (let k = 0; k < actions; k++) {
       const roll = rng.int(100);
-      if (roll < 45) this.swap(rng.pick(TRADERS));
-      else if (roll < 55) (this.byOutput ? this.swapByOutput(rng.pick(TRADERS)) : this.swap(rng.pick(TRADERS)));
-      else if (roll < 62) this.stableSwap(rng.pick(TRADERS));
+      if (roll < 41) this.swap(rng.pick(TRADERS));
+      else if (roll < 49) (this.byOutput ? this.swapByOutput(rng.pick(TRADERS)) : this.swap(rng.pick(TRADERS)));
+      else if (roll < 54) this.stableSwap(rng.pick(TRADERS));
+      else if (roll < 62) this.intentsSwap(rng.pick(TRADERS));
       else if (roll < 70) this.addLiquidity();
       else if (roll < 76) this.removeLiquidity();
       else if (roll < 80) this.stableLiquidity();
@@ -231,6 +255,33 @@ export class RealnetMarket {
     const actions = [{ pool_id: poolId, token_in: tokenIn, token_out: tokenOut, amount_in: amountIn.toString(), min_amount_out: '1' }];
     const txHash = chain.call(trader, tokenIn, 'ft_transfer_call', { receiver_id: REF, amount: amountIn.toString(), msg: JSON.stringify({ force: 0, actions }) }, 1n, 200n * TGAS);
     this.swaps.push({ txHash, height: chain.height, trader, path: [{ poolId, tokenIn, tokenOut }], amountIn, refused: false });
+  }
+
+  /**
+   * An intents fill: the solver quotes a direct simple pool's own `get_return` less 0.3%, both sign their
+   * `token_diff` intents (NEP-413, the actors' ed25519 keys), and the solver submits `execute_intents`.
+   */
+  private intentsSwap(trader: string): void {
+    const { rng, chain } = this;
+    const { id, view } = rng.pick(this.simplePools());
+    const flip = rng.chance(0.5);
+    const tokenIn = view.token_account_ids[flip ? 1 : 0]!;
+    const tokenOut = view.token_account_ids[flip ? 0 : 1]!;
+    const amountIn = bigMin(unitsOf(tokenIn, 1 + rng.int(1_000)), this.intentsBalance(trader, tokenIn) / 4n);
+    if (amountIn <= 0n) return;
+    const amountOut = (BigInt(chain.view<string>(REF, 'get_return', { pool_id: id, token_in: tokenIn, amount_in: amountIn.toString(), token_out: tokenOut })) * 997n) / 1000n;
+    if (amountOut <= 0n || amountOut > this.intentsBalance(SOLVER, tokenOut)) return;
+    const [a, b] = [`nep141:${tokenIn}`, `nep141:${tokenOut}`];
+    const deadline = new Date(chain.timestampMs + 3_600_000).toISOString();
+    const nonce = `${this.seed}|intent|${this.intentNonce++}`;
+    const user = signIntents(actorKey(this.seed, trader), trader, INTENTS, [{ intent: 'token_diff', diff: { [a]: `-${amountIn}`, [b]: `${amountOut}` } }], deadline, `${nonce}|user`);
+    const solver = signIntents(actorKey(this.seed, SOLVER), SOLVER, INTENTS, [{ intent: 'token_diff', diff: { [a]: `${amountIn}`, [b]: `-${amountOut}` } }], deadline, `${nonce}|solver`);
+    const txHash = chain.call(SOLVER, INTENTS, 'execute_intents', { signed: [user, solver] }, 0n, 200n * TGAS);
+    this.fills.push({ txHash, height: chain.height, trader, tokenIn, tokenOut, amountIn, amountOut });
+  }
+
+  private intentsBalance(account: string, token: string): bigint {
+    return BigInt(this.chain.view<string>(INTENTS, 'mt_balance_of', { account_id: account, token_id: `nep141:${token}` }));
   }
 
   private stablePoolId(): number {
@@ -337,14 +388,15 @@ export class RealnetMarket {
 }
 
 /** The setup: each phase's transactions are submitted once every receipt of the one before has run. */
-function setupPhases(): Phase[] {
-  const users = [LP, ...TRADERS];
+function setupPhases(seed: string): Phase[] {
+  const users = [LP, ...TRADERS, SOLVER];
   return [
     // Init: the exchange with the arguments of its newest release (older ones ignore the fields they lack); the
     // tokens with their metadata, the whole supply to the treasury.
     (chain) => {
       chain.call(REF, REF, 'new', { owner_id: TREASURY, boost_farm_id: 'boostfarm.ref-labs.near', burrowland_id: 'contract.main.burrow.near', exchange_fee: 1600, referral_fee: 400 });
       chain.call(WRAP, WRAP, 'new', {});
+      chain.call(INTENTS, INTENTS, 'new', { config: { wnear_id: WRAP, fees: { fee: 0, fee_collector: INTENTS }, roles: { super_admins: [], admins: {}, grantees: {} } } });
       for (const t of MARKET_TOKENS) {
         const metadata = { spec: 'ft-1.0.0', name: t.name, symbol: t.symbol, icon: null, reference: null, reference_hash: null, decimals: t.decimals };
         chain.call(t.id, t.id, 'new', { owner_id: TREASURY, total_supply: (10n ** BigInt(t.decimals + 12)).toString(), metadata });
@@ -352,8 +404,9 @@ function setupPhases(): Phase[] {
     },
     // Storage on every token for the exchange and the users; the users on the exchange; the tokens whitelisted.
     (chain) => {
-      for (const token of ALL_TOKENS) for (const account of [REF, ...users]) chain.call(TREASURY, token, 'storage_deposit', { account_id: account }, Y / 100n);
+      for (const token of ALL_TOKENS) for (const account of [REF, INTENTS, ...users]) chain.call(TREASURY, token, 'storage_deposit', { account_id: account }, Y / 100n);
       for (const account of users) chain.call(account, REF, 'storage_deposit', { account_id: account }, Y / 10n);
+      for (const account of [...TRADERS, SOLVER]) chain.call(account, INTENTS, 'add_public_key', { public_key: actorKey(seed, account).publicKey }, 1n);
       chain.call(TREASURY, REF, 'extend_whitelisted_tokens', { tokens: ALL_TOKENS }, 1n);
     },
     // Everyone's tokens: wNEAR wrapped by each user, the rest sent by the treasury.
@@ -361,8 +414,12 @@ function setupPhases(): Phase[] {
       for (const user of users) chain.call(user, WRAP, 'near_deposit', {}, user === LP ? 1_000_000n * Y : 100_000n * Y);
       for (const t of MARKET_TOKENS) for (const user of users) chain.call(TREASURY, t.id, 'ft_transfer', { receiver_id: user, amount: unitsOf(t.id, user === LP ? 50_000_000 : 500_000).toString() }, 1n);
     },
-    // The LP's deposits, and the pools.
+    // The LP's deposits, and the pools; the traders' and the solver's deposits into the intents verifier.
     (chain) => {
+      for (const token of ALL_TOKENS) {
+        for (const account of TRADERS) chain.call(account, token, 'ft_transfer_call', { receiver_id: INTENTS, amount: unitsOf(token, 50_000).toString(), msg: '' }, 1n, 100n * TGAS);
+        chain.call(SOLVER, token, 'ft_transfer_call', { receiver_id: INTENTS, amount: unitsOf(token, 400_000).toString(), msg: '' }, 1n, 100n * TGAS);
+      }
       for (const token of ALL_TOKENS) chain.call(LP, token, 'ft_transfer_call', { receiver_id: REF, amount: unitsOf(token, 5_000_000).toString(), msg: '' }, 1n, 100n * TGAS);
       for (const p of SIMPLE_POOLS) chain.call(LP, REF, 'add_simple_pool', { tokens: p.tokens, fee: p.fee }, Y / 10n);
       chain.call(TREASURY, REF, 'add_stable_swap_pool', { tokens: STABLE.tokens, decimals: STABLE.tokens.map((t) => DECIMALS[t]), fee: STABLE.fee, amp_factor: STABLE.amp }, Y / 10n);

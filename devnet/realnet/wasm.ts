@@ -29,9 +29,10 @@ export function parseRefRelease(release: string | undefined): RefRelease {
 /** `swap_by_output` (instant swaps with `amount_out`) came with Ref 1.9.4. */
 export const refHasSwapByOutput = (release: RefRelease): boolean => REF_RELEASES.indexOf(release) >= REF_RELEASES.indexOf('1.9.4');
 
-/** The realnet market's contracts: Ref of `release`, wNEAR, and the near-sdk 3.1 and 4.1 NEP-141 examples. */
+/** The realnet market's contracts: Ref of `release`, the intents verifier, wNEAR, and the near-sdk 3.1 and 4.1 NEP-141 examples. */
 export const marketWasm = (release: RefRelease) => ({
   ref: refWasm(release),
+  intents: vendoredWasm('defuse_0.2.10'),
   wNear: vendoredWasm('w_near'),
   ftSdk3: vendoredWasm('fungible_token_sdk3.1'),
   ftSdk4: vendoredWasm('fungible_token_sdk4.1'),

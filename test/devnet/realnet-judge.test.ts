@@ -10,9 +10,11 @@
 // - every swap = what the exchange paid: the hops of each transaction are the path asked, the first takes the amount
 //   sent (or, by output, gives the amount asked), each next one takes what the last gave, and the last gives what
 //   the exchange's payout `ft_transfer` sent the trader; a swap refused by its minimum has no hop;
+// - every intents fill (QuoteA) = the verifier's own balance changes: after every block of trading, each trader's and
+//   the solver's `mt_batch_balance_of` moved by exactly the indexed QuoteA hops of that block;
 // - nothing is undecoded.
 import { describe, expect, it } from 'vitest';
-import { LP, MARKET_TOKENS, RealnetMarket, REF, TRADERS, TREASURY, WRAP, type PoolView } from '../../devnet/realnet/market.ts';
+import { INTENTS, LP, MARKET_TOKENS, RealnetMarket, REF, SOLVER, TRADERS, TREASURY, WRAP, type PoolView } from '../../devnet/realnet/market.ts';
 import { marketWasm, REF_RELEASES, refHasSwapByOutput } from '../../devnet/realnet/wasm.ts';
 import { runDexlake } from '../harness/cli.ts';
 import { createMigratedDb } from '../harness/db.ts';
@@ -20,13 +22,16 @@ import { createMigratedDb } from '../harness/db.ts';
 const SEED = 'judge';
 const BLOCKS = 250;
 const TOKENS = [WRAP, ...MARKET_TOKENS.map((t) => t.id)];
-const ACCOUNTS = [REF, LP, ...TRADERS, TREASURY];
+const ACCOUNTS = [REF, INTENTS, LP, ...TRADERS, SOLVER, TREASURY];
+const INTENT_ACCOUNTS = [...TRADERS, SOLVER];
 
 interface Truth {
   /** After each block: every pool's `get_pool` amounts, tokens, fee and shares; the stable pool's c_amounts. */
   pools: Map<number, PoolView[]>;
   /** After each block: `ft_balance_of` of every token and account, `token account` -> balance. */
   balances: Map<number, Map<string, string>>;
+  /** After each block of trading: the verifier's `mt_batch_balance_of` of the traders and the solver, `token account`. */
+  intents: Map<number, Map<string, bigint>>;
   market: RealnetMarket;
 }
 
@@ -34,6 +39,7 @@ function runMarket(release: (typeof REF_RELEASES)[number]): Truth {
   const market = new RealnetMarket(marketWasm(release), { seed: SEED, byOutput: refHasSwapByOutput(release) });
   const pools = new Map<number, PoolView[]>();
   const balances = new Map<number, Map<string, string>>();
+  const intents = new Map<number, Map<string, bigint>>();
   for (let i = 0; i < BLOCKS; i++) {
     const height = market.chain.height;
     market.next();
@@ -42,8 +48,15 @@ function runMarket(release: (typeof REF_RELEASES)[number]): Truth {
     const own = new Map<string, string>();
     for (const token of TOKENS) for (const account of ACCOUNTS) own.set(`${token} ${account}`, market.chain.view<string>(token, 'ft_balance_of', { account_id: account }));
     balances.set(height, own);
+    if (!market.trading) continue;
+    const held = new Map<string, bigint>();
+    for (const account of INTENT_ACCOUNTS) {
+      const mt = market.chain.view<string[]>(INTENTS, 'mt_batch_balance_of', { account_id: account, token_ids: TOKENS.map((t) => `nep141:${t}`) });
+      TOKENS.forEach((t, k) => held.set(`${t} ${account}`, BigInt(mt[k]!)));
+    }
+    intents.set(height, held);
   }
-  return { pools, balances, market };
+  return { pools, balances, intents, market };
 }
 
 /** The last history row at or below each height, per key. */
@@ -142,6 +155,35 @@ describe.each(REF_RELEASES)(`the contract judges the indexer: Ref %s, ${BLOCKS} 
     }
     // Every hop the indexer holds is one of the market's swaps.
     expect(hopRows.rows.every((r) => market.swaps.some((s) => s.txHash === r.tx_hash))).toBe(true);
+
+    // Intents fills: each block's indexed QuoteA hops are exactly the verifier's balance changes over that block.
+    const quoteRows = await db.pool.query<{ block_height: string; tx_hash: string; trader: string; token_in: string; token_out: string; amount_in: string; amount_out: string }>(
+      `select block_height, tx_hash, trader, token_in, token_out, amount_in::text, amount_out::text from trade_hops where dex = 'QuoteA' order by block_height, index`,
+    );
+    const fills = market.fills.filter((f) => f.height <= BLOCKS - 5);
+    expect(fills.length).toBeGreaterThan(5);
+    for (const f of fills) {
+      expect(quoteRows.rows.filter((r) => r.tx_hash === f.txHash).map((r) => [r.trader, r.token_in, r.token_out, r.amount_in, r.amount_out]), f.txHash).toEqual([
+        [f.trader, f.tokenIn, f.tokenOut, String(f.amountIn), String(f.amountOut)],
+        [SOLVER, f.tokenOut, f.tokenIn, String(f.amountOut), String(f.amountIn)],
+      ]);
+    }
+    const intentHeights = [...truth.intents.keys()].sort((a, b) => a - b);
+    let moved = 0;
+    for (const h of intentHeights.slice(1)) {
+      const flows = new Map<string, bigint>();
+      for (const r of quoteRows.rows.filter((q) => Number(q.block_height) === h)) {
+        flows.set(`${r.token_in} ${r.trader}`, (flows.get(`${r.token_in} ${r.trader}`) ?? 0n) - BigInt(r.amount_in));
+        flows.set(`${r.token_out} ${r.trader}`, (flows.get(`${r.token_out} ${r.trader}`) ?? 0n) + BigInt(r.amount_out));
+      }
+      const [before, after] = [truth.intents.get(h - 1)!, truth.intents.get(h)!];
+      for (const [key, now] of after) {
+        const change = now - before.get(key)!;
+        expect(change, `block ${h}: ${key}`).toBe(flows.get(key) ?? 0n);
+        if (change !== 0n) moved++;
+      }
+    }
+    expect(moved).toBeGreaterThan(10);
 
     const undecoded = await db.pool.query(`select dex, kind, reason from undecoded`);
     expect(undecoded.rows).toEqual([]);

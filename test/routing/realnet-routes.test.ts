@@ -23,13 +23,13 @@ const [TRADER, MOVER] = [TRADERS[2], TRADERS[1]];
 const TOKENS = [WRAP, ...MARKET_TOKENS.map((t) => t.id)];
 const SLIPPAGE = 0.005;
 
-/** The realnet at HEAD, and its blocks. */
+/** The realnet at HEAD, and its blocks: the market trades until ten blocks before, then its receipts in flight
+ * settle, so the head is the state the quotes meet (the moves below are the market moving). */
 function atHead(blocks: RawJson[]): RealnetMarket {
   const market = new RealnetMarket(marketWasm('1.9.17'), { seed: SEED, byOutput: true });
-  while (market.chain.height <= HEAD) {
-    const message = market.next();
-    blocks.push(message);
-  }
+  while (market.chain.height <= HEAD - 10) blocks.push(market.next());
+  while (market.chain.height <= HEAD) blocks.push(market.chain.produceBlock());
+  if (market.chain.pendingReceipts() > 0) throw new Error('receipts still in flight at the head');
   return market;
 }
 
