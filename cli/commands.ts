@@ -14,8 +14,7 @@ import { openSource } from '../indexer/sources/index.ts';
 import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
 import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
 import { RealnetRpcChain } from '../devnet/realnet/rpc.ts';
-import { RealnetMarket } from '../devnet/realnet/market.ts';
-import { marketWasm, parseRefRelease, refHasSwapByOutput } from '../devnet/realnet/wasm.ts';
+import { realnetMarket } from '../devnet/realnet/wasm.ts';
 import type { RpcChain } from '../devnet/rpc.ts';
 import { startNearRpc, type NearRpcServer } from '../devnet/rpc.ts';
 import { DEVNET_GENESIS_MS } from '../devnet/devnet.ts';
@@ -111,10 +110,8 @@ async function startDevnetRpc(config: Config, genesisMs: number | undefined, fin
 }
 
 function realnetRpc(config: Config, genesisMs: number | undefined, final: () => number): RpcChain {
-  const release = parseRefRelease(config.source.split(':')[1]);
-  const wasm = marketWasm(release);
-  const market = () => new RealnetMarket(wasm, { seed: config.devnetSeed, byOutput: refHasSwapByOutput(release), ...(genesisMs !== undefined ? { genesisMs } : {}) });
-  return new RealnetRpcChain({ market, final });
+  const release = config.source.split(':')[1];
+  return new RealnetRpcChain({ market: () => realnetMarket(release, { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) }), final });
 }
 
 /**

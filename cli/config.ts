@@ -2,6 +2,7 @@
 // valid value looks like. The README's configuration table is checked against this list by a test.
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { REF_RELEASES } from '../devnet/realnet/releases.ts';
 
 export interface Setting {
   env: string;
@@ -23,7 +24,10 @@ const url = (protocols: string[]) =>
   });
 const height = z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
 // A block source: devnet, files:PATH, lake:mainnet|testnet|s3://..., neardata:mainnet|testnet|http(s)://...
-const source = z.string().regex(/^(devnet|realnet(:[0-9.]+)?|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/);
+const source = z
+  .string()
+  .regex(/^(devnet|realnet(:[0-9.]+)?|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/)
+  .refine((s) => !s.startsWith('realnet:') || (REF_RELEASES as readonly string[]).includes(s.slice('realnet:'.length)), `a realnet release vendored: ${REF_RELEASES.join(', ')}`);
 
 export const settings = {
   databaseUrl: {
@@ -107,7 +111,7 @@ export const settings = {
     env: 'DEXLAKE_SOURCE',
     flag: '--source',
     default: 'devnet',
-    expected: 'devnet, realnet[:RELEASE], files:PATH, lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL or neardata:mainnet|testnet|URL',
+    expected: `devnet, realnet[:RELEASE] (RELEASE one of ${REF_RELEASES.join(', ')}), files:PATH, lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL or neardata:mainnet|testnet|URL`,
     description: 'Where the indexer reads blocks from',
     schema: source,
   },

@@ -1,4 +1,4 @@
-// `dexlake devnet export`: the devnet's first N blocks in the Lake S3 layout (`<height, 12 digits>/block.json` and
+// `dexlake devnet export`: the devnet's (or with `--realnet`, the realnet's) first N blocks in the Lake S3 layout (`<height, 12 digits>/block.json` and
 // `shard_0.json`), for `--source files:DIR`, for sharing a reproducible chain, or for a bucket. `dexlake devnet rpc`:
 // NEAR JSON-RPC over the devnet's first N blocks (devnet/devnet-rpc.ts), e.g. for `dexlake bootstrap --rpc`.
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -7,7 +7,11 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { Devnet, DEVNET_BLOCK_MS, DEVNET_GENESIS_HEIGHT, DEVNET_GENESIS_MS } from '../devnet/devnet.ts';
 import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
+import { RealnetRpcChain } from '../devnet/realnet/rpc.ts';
+import { parseRefRelease } from '../devnet/realnet/releases.ts';
+import { realnetMarket } from '../devnet/realnet/wasm.ts';
 import { startNearRpc } from '../devnet/rpc.ts';
+import type { RawJson } from '../near/lake-json.ts';
 import { stopSignal } from './run.ts';
 import { ConfigError, type Config } from './config.ts';
 
@@ -38,13 +42,30 @@ function givenGenesis(config: Config): number | undefined {
   return config.devnetGenesis === undefined ? undefined : Date.parse(config.devnetGenesis);
 }
 
-export async function devnetExport(config: Config, opts: { blocks: string; out: string }): Promise<void> {
+/** `--realnet [RELEASE]`: the realnet's market on that Ref release (true: the newest) instead of the devnet. */
+type RealnetOption = string | boolean | undefined;
+function releaseOf(realnet: RealnetOption): string | undefined {
+  const release = typeof realnet === 'string' ? realnet : undefined;
+  try {
+    parseRefRelease(release);
+  } catch (error) {
+    throw new ConfigError(`--realnet: ${(error as Error).message}`);
+  }
+  return release;
+}
+
+function seededChain(config: Config, realnet: RealnetOption, genesisMs: number | undefined): { next(): RawJson } {
+  const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
+  return realnet ? realnetMarket(releaseOf(realnet), options) : new Devnet(options);
+}
+
+export async function devnetExport(config: Config, opts: { blocks: string; out: string; realnet?: RealnetOption }): Promise<void> {
   if (!/^\d+$/.test(opts.blocks) || Number(opts.blocks) < 1 || Number(opts.blocks) > 10_000_000) {
     throw new ConfigError(`invalid --blocks="${opts.blocks}": expected a number of blocks from 1 to 10000000`);
   }
   const count = Number(opts.blocks);
   const genesisMs = givenGenesis(config);
-  const devnet = new Devnet({ seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) });
+  const devnet = seededChain(config, opts.realnet, genesisMs);
   let lastReport = Date.now();
   for (let i = 1; i <= count; i++) {
     const { block, shards } = devnet.next() as { block: { header: { height: number } }; shards: Array<{ shard_id: number }> };
@@ -57,10 +78,10 @@ export async function devnetExport(config: Config, opts: { blocks: string; out: 
       lastReport = Date.now();
     }
   }
-  process.stdout.write(`wrote ${count} blocks (seed ${config.devnetSeed}) to ${opts.out}\n`);
+  process.stdout.write(`wrote ${count} ${opts.realnet ? 'realnet' : 'devnet'} blocks (seed ${config.devnetSeed}) to ${opts.out}\n`);
 }
 
-export async function devnetRpc(config: Config, opts: { port: string; blocks: string }): Promise<void> {
+export async function devnetRpc(config: Config, opts: { port: string; blocks: string; realnet?: RealnetOption }): Promise<void> {
   if (!/^\d+$/.test(opts.blocks) || Number(opts.blocks) < 1 || Number(opts.blocks) > 10_000_000) {
     throw new ConfigError(`invalid --blocks="${opts.blocks}": expected a number of blocks from 1 to 10000000`);
   }
@@ -68,8 +89,10 @@ export async function devnetRpc(config: Config, opts: { port: string; blocks: st
   const blocks = Number(opts.blocks);
   const genesisMs = givenGenesis(config);
   const signal = stopSignal();
-  const server = await startNearRpc(new DevnetRpcChain({ seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}), final: () => blocks }), { host: config.host, port: Number(opts.port) });
-  process.stdout.write(`devnet NEAR JSON-RPC (seed ${config.devnetSeed}, blocks 1..${blocks}) at ${server.url}\n`);
+  const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
+  const chain = opts.realnet ? new RealnetRpcChain({ market: () => realnetMarket(releaseOf(opts.realnet), options), final: () => blocks }) : new DevnetRpcChain({ ...options, final: () => blocks });
+  const server = await startNearRpc(chain, { host: config.host, port: Number(opts.port) });
+  process.stdout.write(`${opts.realnet ? 'realnet' : 'devnet'} NEAR JSON-RPC (seed ${config.devnetSeed}, blocks 1..${blocks}) at ${server.url}\n`);
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   await server.close();
 }

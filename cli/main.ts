@@ -141,9 +141,10 @@ withSettings(
     .command('export')
     .description('write the first N devnet blocks as Lake-layout folders that --source files:DIR reads back')
     .requiredOption('--blocks <N>', 'number of blocks, from genesis')
-    .requiredOption('--out <DIR>', 'folder to write (created if missing)'),
+    .requiredOption('--out <DIR>', 'folder to write (created if missing)')
+    .option('--realnet [RELEASE]', "the realnet's market on the contracts' own wasm, Ref RELEASE (default the newest vendored), instead of the devnet"),
   devnetNames,
-).action(async (opts: { blocks: string; out: string }, command: Command) => {
+).action(async (opts: { blocks: string; out: string; realnet?: string | boolean }, command: Command) => {
   const { devnetExport } = await import('./devnet.ts');
   await devnetExport(configOf(command, devnetNames), opts);
 });
@@ -154,10 +155,11 @@ withSettings(
     .command('rpc')
     .description('serve NEAR JSON-RPC for the devnet\'s first N blocks (status, block, query call_function and view_state at any of them) until stopped')
     .requiredOption('--port <P>', 'port to listen on (0: any free one)')
-    .requiredOption('--blocks <N>', 'blocks the devnet has produced: heights 1..N are answered'),
+    .requiredOption('--blocks <N>', 'blocks the devnet has produced: heights 1..N are answered')
+    .option('--realnet [RELEASE]', "the realnet's market on the contracts' own wasm, Ref RELEASE (default the newest vendored), instead of the devnet"),
   devnetRpcNames,
   { host: 'Address the JSON-RPC listens on' },
-).action(async (opts: { port: string; blocks: string }, command: Command) => {
+).action(async (opts: { port: string; blocks: string; realnet?: string | boolean }, command: Command) => {
   const { devnetRpc } = await import('./devnet.ts');
   await devnetRpc(configOf(command, devnetRpcNames), opts);
 });

@@ -1,10 +1,12 @@
 // The vendored release wasm (near/vm/wasm/, SOURCES.md there), gunzipped: the only file of the realnet that reads
-// files. Every Ref exchange release the repository keeps, oldest first.
+// files.
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
+import { RealnetMarket, type RealnetMarketOptions } from './market.ts';
 
-export const REF_RELEASES = ['1.6.2', '1.7.2', '1.8.0', '1.9.4', '1.9.16', '1.9.17'] as const;
-export type RefRelease = (typeof REF_RELEASES)[number];
+import { parseRefRelease, refHasSwapByOutput, type RefRelease } from './releases.ts';
+
+export { parseRefRelease, REF_RELEASES, refHasSwapByOutput, type RefRelease } from './releases.ts';
 
 const WASM_DIR = new URL('../../near/vm/wasm/', import.meta.url);
 const cache = new Map<string, Uint8Array>();
@@ -18,17 +20,6 @@ export function vendoredWasm(name: string): Uint8Array {
 
 export const refWasm = (release: RefRelease): Uint8Array => vendoredWasm(`ref_exchange_v${release}`);
 
-/** A release named on the command line (default the newest); an unknown one is refused with the list. */
-export function parseRefRelease(release: string | undefined): RefRelease {
-  if (release === undefined || release === '') return REF_RELEASES.at(-1)!;
-  const known = REF_RELEASES.find((r) => r === release);
-  if (known === undefined) throw new Error(`Ref release "${release}" is not vendored: expected one of ${REF_RELEASES.join(', ')}`);
-  return known;
-}
-
-/** `swap_by_output` (instant swaps with `amount_out`) came with Ref 1.9.4. */
-export const refHasSwapByOutput = (release: RefRelease): boolean => REF_RELEASES.indexOf(release) >= REF_RELEASES.indexOf('1.9.4');
-
 /** The realnet market's contracts: Ref of `release`, the intents verifier, wNEAR, and the near-sdk 3.1 and 4.1 NEP-141 examples. */
 export const marketWasm = (release: RefRelease) => ({
   ref: refWasm(release),
@@ -37,3 +28,9 @@ export const marketWasm = (release: RefRelease) => ({
   ftSdk3: vendoredWasm('fungible_token_sdk3.1'),
   ftSdk4: vendoredWasm('fungible_token_sdk4.1'),
 });
+
+/** The realnet's seeded market on Ref `release` (default the newest), swaps by output where the release has them. */
+export function realnetMarket(release: string | undefined, options: Omit<RealnetMarketOptions, 'byOutput'> = {}): RealnetMarket {
+  const ref = parseRefRelease(release);
+  return new RealnetMarket(marketWasm(ref), { ...options, byOutput: refHasSwapByOutput(ref) });
+}

@@ -1,14 +1,13 @@
 // `realnet[:RELEASE]`: the realnet's seeded market (devnet/realnet/market.ts) as a block source: Ref's exchange of
-// that release (default the newest vendored), wNEAR and the NEP-141 tokens running their own release wasm. Paced
-// and resumed as the devnet is (devnet.ts `chainSource`).
+// that release (default the newest vendored), the intents verifier, wNEAR and the NEP-141 tokens running their own
+// release wasm. Paced and resumed as the devnet is (devnet.ts `chainSource`).
 import { chainSource } from './devnet.ts';
 import type { BlockSource } from './source.ts';
-import { RealnetMarket } from '../../devnet/realnet/market.ts';
-import { marketWasm, parseRefRelease, refHasSwapByOutput } from '../../devnet/realnet/wasm.ts';
+import { parseRefRelease, realnetMarket } from '../../devnet/realnet/wasm.ts';
 
 export interface RealnetSourceOptions {
   /** The Ref release, e.g. `1.9.17`; default the newest vendored. */
-  release?: string;
+  release?: string | undefined;
   seed: string;
   speed: number;
   genesisMs?: number;
@@ -16,7 +15,6 @@ export interface RealnetSourceOptions {
 
 export function realnetSource({ release, seed, speed, genesisMs }: RealnetSourceOptions): BlockSource {
   const ref = parseRefRelease(release);
-  const wasm = marketWasm(ref);
-  const make = () => new RealnetMarket(wasm, { seed, byOutput: refHasSwapByOutput(ref), ...(genesisMs !== undefined ? { genesisMs } : {}) });
+  const make = () => realnetMarket(ref, { seed, ...(genesisMs !== undefined ? { genesisMs } : {}) });
   return chainSource(`realnet:${ref}:${seed}`, make, { speed, genesisMs });
 }
