@@ -7,6 +7,9 @@
 // 2. The devnet: BENCH_DEVNET_BLOCKS blocks from the simulator (unpaced), every DEX model trading. The ceiling is
 //    the simulator alone producing the same blocks as text: the ratio says what indexing costs on top of the
 //    source.
+// 3. The realnet: BENCH_REALNET_BLOCKS blocks of its market on the contracts' own wasm (Ref 1.9.17, the intents
+//    verifier, wNEAR, the NEP-141 builds, run by near/vm), each Ref release producing alone: its rate is what keeps
+//    a chain at one block a second, so the ratio to that bound (1 block/s) is the margin; then its ingest.
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -14,12 +17,15 @@ import path from 'node:path';
 import { ingest } from '../indexer/pipeline.ts';
 import { Devnet } from '../devnet/devnet.ts';
 import { devnetSource } from '../indexer/sources/devnet.ts';
+import { realnetSource } from '../indexer/sources/realnet.ts';
+import { REF_RELEASES, realnetMarket } from '../devnet/realnet/wasm.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { readText } from '../indexer/sources/raw.ts';
 import { ownCpuS, startBenchPostgres, writeFixtureChain } from './harness.ts';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 2000);
 const DEVNET_BLOCKS = Number(process.env.BENCH_DEVNET_BLOCKS ?? 10_000);
+const REALNET_BLOCKS = Number(process.env.BENCH_REALNET_BLOCKS ?? 1_000);
 const FIRST = 200_000_000;
 const never = new AbortController().signal;
 
@@ -30,6 +36,7 @@ const postgresCpuS = pg.cpuS;
 try {
   await mainnetRun();
   await devnetRun();
+  await realnetRun();
 } finally {
   await pg.stop();
 }
@@ -103,6 +110,29 @@ async function devnetRun(): Promise<void> {
     console.log(`devnet   ${(result.blocks / ingestS).toFixed(0)} blocks/s  ${(result.events / ingestS).toFixed(0)} events/s`);
     console.log(`ceiling  ${(DEVNET_BLOCKS / ceilingS).toFixed(0)} blocks/s  (the simulator alone producing the same blocks as text)`);
     console.log(`ratio    devnet ingest/ceiling ${(ceilingS / ingestS).toFixed(2)}`);
+  } finally {
+    await db.close();
+  }
+}
+
+async function realnetRun(): Promise<void> {
+  for (const release of REF_RELEASES) {
+    const market = realnetMarket(release, { seed: 'dexlake' });
+    const started = performance.now();
+    let receipts = 0;
+    for (let i = 0; i < REALNET_BLOCKS; i++) market.next();
+    receipts = market.chain.executed.length;
+    const s = (performance.now() - started) / 1000;
+    console.log(
+      `realnet  Ref ${release.padEnd(6)} produces ${(REALNET_BLOCKS / s).toFixed(0)} blocks/s  (${(receipts / s).toFixed(0)} receipts/s, ${market.swaps.length} swaps, ${market.fills.length} intents fills in ${REALNET_BLOCKS} blocks); ratio to real time (1 block/s) ${(REALNET_BLOCKS / s).toFixed(0)}`,
+    );
+  }
+  const db = await freshDb();
+  try {
+    const started = performance.now();
+    const result = await ingest({ db, source: realnetSource({ seed: 'dexlake', speed: 0 }), to: REALNET_BLOCKS, signal: never });
+    const ingestS = (performance.now() - started) / 1000;
+    console.log(`realnet  ingest ${result.blocks} blocks  ${result.events} events  in ${ingestS.toFixed(2)} s: ${(result.blocks / ingestS).toFixed(0)} blocks/s (produced and indexed)`);
   } finally {
     await db.close();
   }

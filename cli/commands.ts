@@ -111,7 +111,7 @@ async function startDevnetRpc(config: Config, genesisMs: number | undefined, fin
 
 function realnetRpc(config: Config, genesisMs: number | undefined, final: () => number): RpcChain {
   const release = config.source.split(':')[1];
-  return new RealnetRpcChain({ market: () => realnetMarket(release, { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) }), final });
+  return new RealnetRpcChain({ market: () => realnetMarket(release, { seed: config.devnetSeed, history: false, ...(genesisMs !== undefined ? { genesisMs } : {}) }), final });
 }
 
 /**

@@ -56,7 +56,7 @@ function releaseOf(realnet: RealnetOption): string | undefined {
 
 function seededChain(config: Config, realnet: RealnetOption, genesisMs: number | undefined): { next(): RawJson } {
   const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
-  return realnet ? realnetMarket(releaseOf(realnet), options) : new Devnet(options);
+  return realnet ? realnetMarket(releaseOf(realnet), { ...options, history: false }) : new Devnet(options);
 }
 
 export async function devnetExport(config: Config, opts: { blocks: string; out: string; realnet?: RealnetOption }): Promise<void> {
@@ -90,7 +90,7 @@ export async function devnetRpc(config: Config, opts: { port: string; blocks: st
   const genesisMs = givenGenesis(config);
   const signal = stopSignal();
   const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
-  const chain = opts.realnet ? new RealnetRpcChain({ market: () => realnetMarket(releaseOf(opts.realnet), options), final: () => blocks }) : new DevnetRpcChain({ ...options, final: () => blocks });
+  const chain = opts.realnet ? new RealnetRpcChain({ market: () => realnetMarket(releaseOf(opts.realnet), { ...options, history: false }), final: () => blocks }) : new DevnetRpcChain({ ...options, final: () => blocks });
   const server = await startNearRpc(chain, { host: config.host, port: Number(opts.port) });
   process.stdout.write(`${opts.realnet ? 'realnet' : 'devnet'} NEAR JSON-RPC (seed ${config.devnetSeed}, blocks 1..${blocks}) at ${server.url}\n`);
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));

@@ -85,11 +85,13 @@ export function createDecodePool(size = defaultWorkers(), contracts: DexContract
 /**
  * The memory of a raw block's bodies that can move to a worker instead of being copied: each body that is the whole
  * of its ArrayBuffer (a network body of more than 4 KiB: smaller ones share Node's buffer pool). Moved, it is gone
- * from this thread; the pipeline keeps only the block's height.
+ * from this thread; the pipeline keeps only the block's height. Never an empty one: a body whose memory has already
+ * moved elsewhere is empty, and Node drops without a word a message that would move such memory again (the block
+ * would wait for its decode forever); copied, it reaches the worker and fails to parse like any bad block.
  */
 function movableBuffers(raw: RawBlock): ArrayBuffer[] {
   const bodies = raw.kind === 'message' ? [raw.body] : raw.kind === 'lake' ? raw.shards : [];
-  return bodies.flatMap((b) => (b.buffer instanceof ArrayBuffer && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? [b.buffer] : []));
+  return bodies.flatMap((b) => (b.buffer instanceof ArrayBuffer && b.byteLength > 0 && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength ? [b.buffer] : []));
 }
 
 /**

@@ -259,3 +259,19 @@ describe('batch size follows the source', () => {
     expect(sizes).toEqual([1, 1, 1, 1, 1, 1, 1, 1, 1, 1]);
   });
 });
+
+describe('a block whose bytes are gone', () => {
+  it('fails the run (it does not wait forever for a decode that never comes)', async () => {
+    // A body whose memory moved away (to another thread, say) is empty. Node silently drops a message that would move
+    // such memory again (the run waited forever), so the block is not moved to its decode worker and the copy fails.
+    const memory = new ArrayBuffer(30_000);
+    const body = Buffer.from(memory);
+    structuredClone(memory, { transfer: [memory] });
+    expect(body.length).toBe(0);
+    const db = await createMigratedDb();
+    const source = rawSource('moved', false, async function* () {
+      yield { kind: 'message', height: 1, body };
+    });
+    await expect(ingest({ db, source, to: 1, signal: never })).rejects.toThrow(/detached/);
+  });
+});

@@ -55,6 +55,8 @@ export interface RealnetOptions {
    * else in the next block, after the receipts sent there before it.
    */
   txReceipts?: 'same-block' | 'nearcore';
+  /** Keep every executed receipt in `executed` (default); false keeps only the last block's (a long-running chain). */
+  history?: boolean;
 }
 
 /** One receipt as the chain carries it. */
@@ -150,8 +152,9 @@ export class RealnetChain {
   private readonly data = new Map<string, PromiseResult>();
   private readonly waiterOf = new Map<string, string>();
   private txCounter = 0;
-  /** Every receipt executed so far, in execution order. */
+  /** Every receipt executed so far, in execution order (with `history: false`, the last block's). */
   readonly executed: ExecutedReceipt[] = [];
+  private readonly history: boolean;
 
   constructor(options: RealnetOptions) {
     this.seed = options.seed;
@@ -160,6 +163,7 @@ export class RealnetChain {
     this.genesisMs = options.genesisMs ?? Date.UTC(2026, 0, 1);
     this.blockMs = options.blockMs ?? 1000;
     this.txReceipts = options.txReceipts ?? 'same-block';
+    this.history = options.history ?? true;
     this.prevHash = this.hashOf('genesis-parent');
   }
 
@@ -291,6 +295,7 @@ export class RealnetChain {
 
   /** Executes the block being built and closes it: its `{block, shards}` message; the next block starts. */
   produceBlock(): RawJson {
+    if (!this.history) this.executed.length = 0;
     const height = this.height;
     const hash = this.blockHash(height);
     const transactions: RawJson[] = [];

@@ -109,6 +109,9 @@ export interface RealnetMarketOptions {
   txReceipts?: 'same-block' | 'nearcore';
   /** Swaps by output (`amount_out`, `max_amount_in`: Ref 1.9.4 and later); default false. */
   byOutput?: boolean;
+  /** Keep every receipt run, and every swap and fill submitted (default); false keeps the last block's receipts and
+   * no record of swaps (a long-running market: the source, the JSON-RPC, an export). */
+  history?: boolean;
 }
 
 type Phase = (chain: RealnetChain) => void;
@@ -122,14 +125,18 @@ export class RealnetMarket {
   private readonly rng: Rng;
   private readonly setup: Phase[];
   private readonly byOutput: boolean;
+  private readonly history: boolean;
   private readonly seed: string;
   private intentNonce = 0;
+  /** View answers on the state the last block left (see `view`). */
+  private readonly views = new Map<string, unknown>();
 
   constructor(wasm: MarketWasm, options: RealnetMarketOptions = {}) {
     const seed = options.seed ?? 'realnet';
     this.rng = new Rng(`${seed}|actions`);
     this.byOutput = options.byOutput ?? false;
-    this.chain = new RealnetChain({ seed, txReceipts: options.txReceipts ?? 'same-block', ...(options.genesisMs !== undefined ? { genesisMs: options.genesisMs } : {}) });
+    this.history = options.history ?? true;
+    this.chain = new RealnetChain({ seed, txReceipts: options.txReceipts ?? 'same-block', history: this.history, ...(options.genesisMs !== undefined ? { genesisMs: options.genesisMs } : {}) });
     const chain = this.chain;
     chain.deploy(REF, wasm.ref, 100n * Y);
     chain.deploy(WRAP, wasm.wNear, 100n * Y);
@@ -152,20 +159,31 @@ export class RealnetMarket {
       else this.trading = true;
     }
     if (this.trading) this.act();
+    this.views.clear();
     return this.chain.produceBlock();
   }
 
+  /**
+   * A view on the state the sealed blocks left. The state moves only when a block is produced, so the answers of one
+   * block's choices are kept until then (the same question costs one run of the contract).
+   */
+  private view<T>(id: string, method: string, args: object = {}): T {
+    const key = `${id} ${method} ${JSON.stringify(args)}`;
+    if (!this.views.has(key)) this.views.set(key, this.chain.view<T>(id, method, args));
+    return this.views.get(key) as T;
+  }
+
   pools(): PoolView[] {
-    const n = this.chain.view<number>(REF, 'get_number_of_pools');
-    return Array.from({ length: n }, (_, id) => this.chain.view<PoolView>(REF, 'get_pool', { pool_id: id }));
+    const n = this.view<number>(REF, 'get_number_of_pools');
+    return Array.from({ length: n }, (_, id) => this.view<PoolView>(REF, 'get_pool', { pool_id: id }));
   }
 
   private balance(token: string, account: string): bigint {
-    return BigInt(this.chain.view<string>(token, 'ft_balance_of', { account_id: account }));
+    return BigInt(this.view<string>(token, 'ft_balance_of', { account_id: account }));
   }
 
   private deposit(account: string, token: string): bigint {
-    return BigInt(this.chain.view<string>(REF, 'get_deposit', { account_id: account, token_id: token }));
+    return BigInt(this.view<string>(REF, 'get_deposit', { account_id: account, token_id: token }));
   }
 
   /** 0-3 actions of the seeded kinds. */
@@ -224,7 +242,7 @@ export class RealnetMarket {
       min_amount_out: i < path.length - 1 ? '0' : refused ? (10n ** 36n).toString() : '1',
     }));
     const txHash = chain.call(trader, tokenIn, 'ft_transfer_call', { receiver_id: REF, amount: amountIn.toString(), msg: JSON.stringify({ force: 0, actions }) }, 1n, 200n * TGAS);
-    this.swaps.push({ txHash, height: chain.height, trader, path, amountIn, refused });
+    if (this.history) this.swaps.push({ txHash, height: chain.height, trader, path, amountIn, refused });
   }
 
   /** A one-hop swap by output (Ref 1.9.4+): a slice of the pool's output reserve, sending twice what the price asks. */
@@ -241,7 +259,7 @@ export class RealnetMarket {
     if (amountOut <= 0n || amountIn > this.balance(tokenIn, trader) / 2n) return;
     const msg = { actions: [{ pool_id: poolId, token_in: tokenIn, token_out: tokenOut, amount_out: amountOut.toString(), max_amount_in: amountIn.toString() }] };
     const txHash = chain.call(trader, tokenIn, 'ft_transfer_call', { receiver_id: REF, amount: amountIn.toString(), msg: JSON.stringify(msg) }, 1n, 200n * TGAS);
-    this.swaps.push({ txHash, height: chain.height, trader, path: [{ poolId, tokenIn, tokenOut }], amountIn, refused: false, amountOut });
+    if (this.history) this.swaps.push({ txHash, height: chain.height, trader, path: [{ poolId, tokenIn, tokenOut }], amountIn, refused: false, amountOut });
   }
 
   /** An instant swap through the stable pool. */
@@ -254,7 +272,7 @@ export class RealnetMarket {
     if (amountIn <= 0n) return;
     const actions = [{ pool_id: poolId, token_in: tokenIn, token_out: tokenOut, amount_in: amountIn.toString(), min_amount_out: '1' }];
     const txHash = chain.call(trader, tokenIn, 'ft_transfer_call', { receiver_id: REF, amount: amountIn.toString(), msg: JSON.stringify({ force: 0, actions }) }, 1n, 200n * TGAS);
-    this.swaps.push({ txHash, height: chain.height, trader, path: [{ poolId, tokenIn, tokenOut }], amountIn, refused: false });
+    if (this.history) this.swaps.push({ txHash, height: chain.height, trader, path: [{ poolId, tokenIn, tokenOut }], amountIn, refused: false });
   }
 
   /**
@@ -269,7 +287,7 @@ export class RealnetMarket {
     const tokenOut = view.token_account_ids[flip ? 0 : 1]!;
     const amountIn = bigMin(unitsOf(tokenIn, 1 + rng.int(1_000)), this.intentsBalance(trader, tokenIn) / 4n);
     if (amountIn <= 0n) return;
-    const amountOut = (BigInt(chain.view<string>(REF, 'get_return', { pool_id: id, token_in: tokenIn, amount_in: amountIn.toString(), token_out: tokenOut })) * 997n) / 1000n;
+    const amountOut = (BigInt(this.view<string>(REF, 'get_return', { pool_id: id, token_in: tokenIn, amount_in: amountIn.toString(), token_out: tokenOut })) * 997n) / 1000n;
     if (amountOut <= 0n || amountOut > this.intentsBalance(SOLVER, tokenOut)) return;
     const [a, b] = [`nep141:${tokenIn}`, `nep141:${tokenOut}`];
     const deadline = new Date(chain.timestampMs + 3_600_000).toISOString();
@@ -277,11 +295,11 @@ export class RealnetMarket {
     const user = signIntents(actorKey(this.seed, trader), trader, INTENTS, [{ intent: 'token_diff', diff: { [a]: `-${amountIn}`, [b]: `${amountOut}` } }], deadline, `${nonce}|user`);
     const solver = signIntents(actorKey(this.seed, SOLVER), SOLVER, INTENTS, [{ intent: 'token_diff', diff: { [a]: `${amountIn}`, [b]: `-${amountOut}` } }], deadline, `${nonce}|solver`);
     const txHash = chain.call(SOLVER, INTENTS, 'execute_intents', { signed: [user, solver] }, 0n, 200n * TGAS);
-    this.fills.push({ txHash, height: chain.height, trader, tokenIn, tokenOut, amountIn, amountOut });
+    if (this.history) this.fills.push({ txHash, height: chain.height, trader, tokenIn, tokenOut, amountIn, amountOut });
   }
 
   private intentsBalance(account: string, token: string): bigint {
-    return BigInt(this.chain.view<string>(INTENTS, 'mt_balance_of', { account_id: account, token_id: `nep141:${token}` }));
+    return BigInt(this.view<string>(INTENTS, 'mt_balance_of', { account_id: account, token_id: `nep141:${token}` }));
   }
 
   private stablePoolId(): number {
@@ -302,7 +320,7 @@ export class RealnetMarket {
   private removeLiquidity(): void {
     const { rng, chain } = this;
     const { id } = rng.pick(this.simplePools());
-    const shares = BigInt(chain.view<string>(REF, 'get_pool_shares', { pool_id: id, account_id: LP }));
+    const shares = BigInt(this.view<string>(REF, 'get_pool_shares', { pool_id: id, account_id: LP }));
     const part = shares / BigInt(20 + rng.int(80));
     if (part === 0n) return;
     chain.call(LP, REF, 'remove_liquidity', { pool_id: id, shares: part.toString(), min_amounts: ['0', '0'] }, 1n);
@@ -318,7 +336,7 @@ export class RealnetMarket {
       if (this.hasDeposits(STABLE.tokens, amounts)) chain.call(LP, REF, 'add_stable_liquidity', { pool_id: poolId, amounts: amounts.map(String), min_shares: '1' }, Y / 100n);
       return;
     }
-    const shares = BigInt(chain.view<string>(REF, 'get_pool_shares', { pool_id: poolId, account_id: LP }));
+    const shares = BigInt(this.view<string>(REF, 'get_pool_shares', { pool_id: poolId, account_id: LP }));
     if (roll === 1) {
       const part = shares / BigInt(50 + rng.int(200));
       if (part > 0n) chain.call(LP, REF, 'remove_liquidity', { pool_id: poolId, shares: part.toString(), min_amounts: ['0', '0'] }, 1n);

@@ -15,6 +15,6 @@ export interface RealnetSourceOptions {
 
 export function realnetSource({ release, seed, speed, genesisMs }: RealnetSourceOptions): BlockSource {
   const ref = parseRefRelease(release);
-  const make = () => realnetMarket(ref, { seed, ...(genesisMs !== undefined ? { genesisMs } : {}) });
+  const make = () => realnetMarket(ref, { seed, history: false, ...(genesisMs !== undefined ? { genesisMs } : {}) });
   return chainSource(`realnet:${ref}:${seed}`, make, { speed, genesisMs });
 }

@@ -4,10 +4,9 @@
 // bootstrapped at H from it and indexed on to N equals the realnet indexed from its genesis: every pools row and
 // every route.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RealnetMarket } from '../../devnet/realnet/market.ts';
 import { RealnetRpcChain } from '../../devnet/realnet/rpc.ts';
-import { marketWasm, REF_RELEASES, refHasSwapByOutput } from '../../devnet/realnet/wasm.ts';
-import { realnetSource } from '../../indexer/sources/realnet.ts';
+import { REF_RELEASES, realnetMarket } from '../../devnet/realnet/wasm.ts';
+import { rawSource } from '../../indexer/sources/raw.ts';
 import { bootstrapEquality, type BootstrapEquality, type SeededChain } from '../harness/devnet-bootstrap.ts';
 
 const SEED = 'realnet-bootstrap';
@@ -15,19 +14,32 @@ const SEED = 'realnet-bootstrap';
 const H = 80;
 const N = 140;
 
-const realnet = (release: (typeof REF_RELEASES)[number]): SeededChain => ({
-  source: () => realnetSource({ release, seed: SEED, speed: 0 }),
-  rpc: (final, limit) =>
-    new RealnetRpcChain({ market: () => new RealnetMarket(marketWasm(release), { seed: SEED, byOutput: refHasSwapByOutput(release) }), final, ...(limit === undefined ? {} : { viewStateLimitBytes: limit }) }),
-});
+/** The realnet's first N blocks, made once, as a block source over any range of them; its JSON-RPC replays it. */
+function realnet(release: (typeof REF_RELEASES)[number]): SeededChain {
+  const market = realnetMarket(release, { seed: SEED, history: false });
+  const blocks = Array.from({ length: N }, () => JSON.stringify(market.next()));
+  return {
+    source: () =>
+      rawSource(`realnet:${release}`, false, async function* (range) {
+        for (const [i, text] of blocks.entries()) {
+          const height = i + 1;
+          // A fresh buffer each time: the pipeline hands a block's bytes to a decode worker, which takes them.
+          if ((range.from === undefined || height >= range.from) && (range.to === undefined || height <= range.to)) yield { kind: 'message', height, body: Buffer.from(text) };
+        }
+      }),
+    rpc: (final, limit) =>
+      new RealnetRpcChain({ market: () => realnetMarket(release, { seed: SEED, history: false }), final, ...(limit === undefined ? {} : { viewStateLimitBytes: limit }) }),
+  };
+}
 
 describe.each(REF_RELEASES)('AmmA bootstrapped from the realnet (Ref %s)', (release) => {
   const runs = new Map<string, BootstrapEquality>();
   beforeAll(async () => {
+    const chain = realnet(release);
     // The exchange's storage (5 kB) is under nearcore's 50 kB view_state limit, so the bootstrap reads it; with the
     // limit at 0 it is refused, as mainnet's is, and the bootstrap asks the contract's views.
-    runs.set('storage', await bootstrapEquality('AmmA', { chain: realnet(release), h: H, n: N }));
-    runs.set('views', await bootstrapEquality('AmmA', { chain: realnet(release), h: H, n: N, viewStateLimitBytes: 0 }));
+    runs.set('storage', await bootstrapEquality('AmmA', { chain, h: H, n: N }));
+    runs.set('views', await bootstrapEquality('AmmA', { chain, h: H, n: N, viewStateLimitBytes: 0 }));
   }, 240_000);
 
   it.each(['views', 'storage'])('from %s: every pools row and every route equal the realnet indexed from genesis', (how) => {

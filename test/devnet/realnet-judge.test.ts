@@ -20,7 +20,7 @@ import { runDexlake } from '../harness/cli.ts';
 import { createMigratedDb } from '../harness/db.ts';
 
 const SEED = 'judge';
-const BLOCKS = 250;
+const BLOCKS = 200;
 const TOKENS = [WRAP, ...MARKET_TOKENS.map((t) => t.id)];
 const ACCOUNTS = [REF, INTENTS, LP, ...TRADERS, SOLVER, TREASURY];
 const INTENT_ACCOUNTS = [...TRADERS, SOLVER];
