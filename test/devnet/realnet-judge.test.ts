@@ -12,6 +12,8 @@
 //   the exchange's payout `ft_transfer` sent the trader; a swap refused by its minimum has no hop;
 // - every intents fill (QuoteA) = the verifier's own balance changes: after every block of trading, each trader's and
 //   the solver's `mt_batch_balance_of` moved by exactly the indexed QuoteA hops of that block;
+// - every Wrap hop (the 1:1 conversions) = what wrap.near or the exchange moved: a near_deposit, a near_withdraw, a
+//   plain deposit into the exchange or a withdraw out of it; nothing but AmmA, QuoteA and Wrap trades;
 // - nothing is undecoded.
 import { describe, expect, it } from 'vitest';
 import { INTENTS, LP, MARKET_TOKENS, RealnetMarket, REF, SOLVER, TRADERS, TREASURY, WRAP, type PoolView } from '../../devnet/realnet/market.ts';
@@ -184,6 +186,32 @@ describe.each(REF_RELEASES)(`the contract judges the indexer: Ref %s, ${BLOCKS} 
       }
     }
     expect(moved).toBeGreaterThan(10);
+
+    // Wrap (1:1 conversions): each hop is a near_deposit (what was attached), a near_withdraw (the wNEAR burnt: what
+    // wrap.near's Transfer receipt sent back, less the yocto the call attached), a plain deposit into the exchange (ft_transfer_call, msg "") or a withdraw out of
+    // it (the amount asked, which the exchange's ft_transfer paid); nothing else trades on the realnet.
+    const dexes = await db.pool.query<{ dex: string }>(`select distinct dex from trade_hops order by dex`);
+    expect(dexes.rows.map((r) => r.dex)).toEqual(['AmmA', 'QuoteA', 'Wrap']);
+    const wrapRows = await db.pool.query<{ tx_hash: string; block_height: string; amount_in: string; amount_out: string }>(
+      `select tx_hash, block_height, amount_in::text, amount_out::text from trade_hops where dex = 'Wrap'`,
+    );
+    const kinds: Record<string, number> = {};
+    for (const r of wrapRows.rows) {
+      const receipts = market.chain.executed.filter((e) => e.receipt.txHash === r.tx_hash);
+      const first = receipts[0]!.receipt.actions[0]!;
+      if (first.kind !== 'FunctionCall') throw new Error(`${r.tx_hash}: not a call`);
+      const args = JSON.parse(new TextDecoder().decode(first.args) || '{}') as { amount?: string; msg?: string };
+      const transferBack = receipts.find((e) => e.receipt.predecessorId === WRAP && e.receipt.actions[0]!.kind === 'Transfer')?.receipt.actions[0];
+      const expected =
+        first.method === 'near_deposit' ? first.deposit
+        : first.method === 'near_withdraw' && transferBack?.kind === 'Transfer' ? transferBack.deposit - first.deposit
+        : (first.method === 'ft_transfer_call' && args.msg === '') || first.method === 'withdraw' ? BigInt(args.amount!)
+        : undefined;
+      expect(expected, `${r.tx_hash}: ${first.method}`).toBeDefined();
+      expect([r.amount_in, r.amount_out], `${r.tx_hash}: ${first.method} ${JSON.stringify(args)}`).toEqual([String(expected), String(expected)]);
+      kinds[first.method] = (kinds[first.method] ?? 0) + 1;
+    }
+    expect(Object.keys(kinds).sort()).toEqual(['ft_transfer_call', 'near_deposit', 'near_withdraw', 'withdraw']);
 
     const undecoded = await db.pool.query(`select dex, kind, reason from undecoded`);
     expect(undecoded.rows).toEqual([]);
