@@ -12,7 +12,7 @@ import type { RawJson } from '../../near/lake-json.ts';
 import { Rng } from '../rng.ts';
 import { RealnetChain } from './chain.ts';
 import { actorKey, signIntents } from './intents.ts';
-import { REF, WRAP, type PoolView } from './scenario.ts';
+import { REF, WRAP, type PoolView, type RefScenarioWasm } from './scenario.ts';
 
 export { REF, WRAP, type PoolView };
 export const USDT = 'usdt.tether-token.near';
@@ -30,13 +30,9 @@ export const SOLVER = 'solver.near';
 const Y = 10n ** 24n;
 const TGAS = 10n ** 12n;
 
-export interface MarketWasm {
-  ref: Uint8Array;
-  /** The intents verifier (defuse 0.2.10). */
+/** The scripts' contracts, and the intents verifier (defuse 0.2.10). */
+export interface MarketWasm extends RefScenarioWasm {
   intents: Uint8Array;
-  wNear: Uint8Array;
-  ftSdk3: Uint8Array;
-  ftSdk4: Uint8Array;
 }
 
 interface TokenSpec {
