@@ -78,7 +78,7 @@ export async function devnetExport(config: Config, opts: { blocks: string; out: 
       lastReport = Date.now();
     }
   }
-  process.stdout.write(`wrote ${count} ${opts.realnet ? 'realnet' : 'devnet'} blocks (seed ${config.devnetSeed}) to ${opts.out}\n`);
+  process.stdout.write(`wrote ${count} blocks (${opts.realnet ? 'realnet' : 'devnet'}, seed ${config.devnetSeed}) to ${opts.out}\n`);
 }
 
 export async function devnetRpc(config: Config, opts: { port: string; blocks: string; realnet?: RealnetOption }): Promise<void> {

@@ -25,7 +25,8 @@ describe('openSource', () => {
 
   it('says what it accepts for anything else', async () => {
     await expect(openSource('devnet:7')).rejects.toThrow(/the devnet takes its seed and pace from --devnet-seed and --devnet-speed/);
-    await expect(openSource('rpc:mainnet')).rejects.toThrow(/unknown block source "rpc:mainnet": expected devnet, files:PATH/);
+    await expect(openSource('realnet:9.9')).rejects.toThrow(/Ref release "9\.9" is not vendored: expected one of 1\.6\.2, .*, 1\.9\.17/);
+    await expect(openSource('rpc:mainnet')).rejects.toThrow(/unknown block source "rpc:mainnet": expected devnet, realnet\[:RELEASE\], files:PATH/);
     await expect(openSource('files:')).rejects.toThrow(/needs a path/);
     await expect(openSource('neardata:')).rejects.toThrow(/expected neardata:mainnet/);
     await expect(openSource('lake:https://bucket')).rejects.toThrow(/expected lake:mainnet/);
