@@ -13,9 +13,7 @@ import { rebuild, replay } from '../indexer/replay.ts';
 import { openSource } from '../indexer/sources/index.ts';
 import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
 import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
-import { RealnetRpcChain } from '../devnet/realnet/rpc.ts';
-import { realnetMarket } from '../devnet/realnet/wasm.ts';
-import type { RpcChain } from '../devnet/rpc.ts';
+import { realnetRpc } from '../devnet/realnet/wasm.ts';
 import { startNearRpc, type NearRpcServer } from '../devnet/rpc.ts';
 import { DEVNET_GENESIS_MS } from '../devnet/devnet.ts';
 import { bootstrap } from '../indexer/bootstrap.ts';
@@ -96,7 +94,8 @@ export async function index(config: Config): Promise<void> {
  * costs a warning. */
 async function startDevnetRpc(config: Config, genesisMs: number | undefined, final: () => number, logger: Logger): Promise<NearRpcServer | undefined> {
   try {
-    const chain = seeded(config.source) === 'realnet' ? realnetRpc(config, genesisMs, final) : new DevnetRpcChain({ seed: config.devnetSeed, contracts: contractsOf(config.nearNetwork), ...(genesisMs !== undefined ? { genesisMs } : {}), final });
+    const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
+    const chain = seeded(config.source) === 'realnet' ? realnetRpc(config.source.split(':')[1], options, final) : new DevnetRpcChain({ ...options, contracts: contractsOf(config.nearNetwork), final });
     const server = await startNearRpc(chain, {
       host: config.host,
       port: config.devnetRpcPort,
@@ -107,11 +106,6 @@ async function startDevnetRpc(config: Config, genesisMs: number | undefined, fin
     logger.warn({ port: config.devnetRpcPort, err: (err as Error).message }, 'devnet NEAR JSON-RPC not started');
     return undefined;
   }
-}
-
-function realnetRpc(config: Config, genesisMs: number | undefined, final: () => number): RpcChain {
-  const release = config.source.split(':')[1];
-  return new RealnetRpcChain({ market: () => realnetMarket(release, { seed: config.devnetSeed, history: false, ...(genesisMs !== undefined ? { genesisMs } : {}) }), final });
 }
 
 /**

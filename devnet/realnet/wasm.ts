@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { RealnetMarket, type RealnetMarketOptions } from './market.ts';
+import { RealnetRpcChain } from './rpc.ts';
 
 import { parseRefRelease, refHasSwapByOutput, type RefRelease } from './releases.ts';
 
@@ -33,4 +34,10 @@ export const marketWasm = (release: RefRelease) => ({
 export function realnetMarket(release: string | undefined, options: Omit<RealnetMarketOptions, 'byOutput'> = {}): RealnetMarket {
   const ref = parseRefRelease(release);
   return new RealnetMarket(marketWasm(ref), { ...options, byOutput: refHasSwapByOutput(ref) });
+}
+
+/** The JSON-RPC of that market (`seed`, `genesisMs`), answering heights up to `final()`; it keeps no history. */
+export function realnetRpc(release: string | undefined, options: Pick<RealnetMarketOptions, 'seed' | 'genesisMs'>, final: () => number, viewStateLimitBytes?: number): RealnetRpcChain {
+  const market = () => realnetMarket(release, { ...options, history: false });
+  return new RealnetRpcChain({ market, final, ...(viewStateLimitBytes === undefined ? {} : { viewStateLimitBytes }) });
 }

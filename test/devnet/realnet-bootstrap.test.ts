@@ -4,8 +4,7 @@
 // bootstrapped at H from it and indexed on to N equals the realnet indexed from its genesis: every pools row and
 // every route.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { RealnetRpcChain } from '../../devnet/realnet/rpc.ts';
-import { REF_RELEASES, realnetMarket } from '../../devnet/realnet/wasm.ts';
+import { REF_RELEASES, realnetMarket, realnetRpc } from '../../devnet/realnet/wasm.ts';
 import { rawSource } from '../../indexer/sources/raw.ts';
 import { bootstrapEquality, type BootstrapEquality, type SeededChain } from '../harness/devnet-bootstrap.ts';
 
@@ -27,8 +26,7 @@ function realnet(release: (typeof REF_RELEASES)[number]): SeededChain {
           if ((range.from === undefined || height >= range.from) && (range.to === undefined || height <= range.to)) yield { kind: 'message', height, body: Buffer.from(text) };
         }
       }),
-    rpc: (final, limit) =>
-      new RealnetRpcChain({ market: () => realnetMarket(release, { seed: SEED, history: false }), final, ...(limit === undefined ? {} : { viewStateLimitBytes: limit }) }),
+    rpc: (final, limit) => realnetRpc(release, { seed: SEED }, final, limit),
   };
 }
 

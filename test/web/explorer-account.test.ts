@@ -6,7 +6,7 @@
 // out by hand beside the text it must read as (not made with web/src/format.ts, the formatter under test).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../harness/browser.ts';
+import { launchChromium, strictPage } from '../harness/browser.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { startSite, type Site } from '../harness/site.ts';
 
@@ -18,10 +18,7 @@ let page: Page;
 beforeAll(async () => {
   site = await startSite(db, 'explorer', 300);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (err) => {
-    throw err;
-  });
+  page = await strictPage(browser);
 });
 afterAll(async () => {
   await browser?.close();

@@ -9,7 +9,7 @@
 // fixed, and each is checked beside the text it must read as. A devnet change moves them: re-derive both by hand.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../harness/browser.ts';
+import { launchChromium, strictPage } from '../harness/browser.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { startSite, type Site } from '../harness/site.ts';
 
@@ -23,10 +23,7 @@ const requested: string[] = [];
 beforeAll(async () => {
   site = await startSite(db, 'explorer', 300);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (err) => {
-    throw err;
-  });
+  page = await strictPage(browser);
   page.on('request', (request) => requested.push(request.url()));
 });
 afterAll(async () => {

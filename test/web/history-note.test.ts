@@ -10,7 +10,7 @@ import { DEXES } from '../../dexes/index.ts';
 import { DevnetRpcChain } from '../../devnet/devnet-rpc.ts';
 import { startNearRpc } from '../../devnet/rpc.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
-import { launchChromium } from '../harness/browser.ts';
+import { launchChromium, strictPage } from '../harness/browser.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { startSite, type Site } from '../harness/site.ts';
 
@@ -36,10 +36,7 @@ beforeAll(async () => {
   booted = await startSite(b, SEED, N); // indexes on from H + 1
   genesis = await startSite(await createMigratedDb(), SEED, N);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (err) => {
-    throw err;
-  });
+  page = await strictPage(browser);
 }, 240_000);
 afterAll(async () => {
   await browser?.close();

@@ -6,7 +6,7 @@
 // checked beside the value it must read as (as explorer.test.ts does).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../harness/browser.ts';
+import { launchChromium, strictPage } from '../harness/browser.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { startSite, type Site } from '../harness/site.ts';
 
@@ -18,11 +18,7 @@ let page: Page;
 beforeAll(async () => {
   site = await startSite(db, 'explorer', 300);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (err) => {
-    throw err;
-  });
-
+  page = await strictPage(browser);
 });
 afterAll(async () => {
   await browser?.close();

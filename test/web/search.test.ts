@@ -4,7 +4,7 @@
 // their metadata in one block written through the real store, push a token with no market figures out of it.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../harness/browser.ts';
+import { launchChromium, strictPage } from '../harness/browser.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { startSite, type Site } from '../harness/site.ts';
 import { BlockWriter } from '../routing/helpers.ts';
@@ -24,10 +24,7 @@ beforeAll(async () => {
   const fillers = Array.from({ length: 120 }, (_, i) => metadata(`filler-${String(i).padStart(3, '0')}.near`, `FIL${i}`, `Filler ${i}`));
   await new BlockWriter(db, HEIGHT + 1).write([], [], [...fillers, metadata(NEEDLE, 'NDL', 'Needle in a Haystack')]);
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  page.on('pageerror', (err) => {
-    throw err;
-  });
+  page = await strictPage(browser);
 }, 180_000);
 afterAll(async () => {
   await browser?.close();

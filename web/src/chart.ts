@@ -1,6 +1,24 @@
 // A candle chart (TradingView's lightweight-charts, loaded on first use) with its volume bars, for the token and
-// pool pages. `show` replaces its candles; the box says how many it shows (data-candles).
+// pool pages. `show` replaces its candles; the box says how many it shows (data-candles). `resolutionSwitch`: the
+// buttons that choose its resolution.
 import type { IChartApi, ISeriesApi, UTCTimestamp } from 'lightweight-charts';
+import { fill, h } from './dom.ts';
+
+export const RESOLUTIONS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
+export type Resolution = (typeof RESOLUTIONS)[number];
+
+/** The chart's resolution buttons (1m first); `chosen` is told of each new choice. */
+export function resolutionSwitch(chosen: (resolution: Resolution) => void): { el: HTMLElement; value: () => Resolution } {
+  let resolution: Resolution = '1m';
+  const el = h('div', { class: 'switch', role: 'group', 'aria-label': 'Chart resolution' });
+  const render = () =>
+    fill(
+      el,
+      ...RESOLUTIONS.map((r) => h('button', { type: 'button', 'aria-pressed': r === resolution ? 'true' : 'false', onclick: () => ((resolution = r), render(), chosen(r)) }, r)),
+    );
+  render();
+  return { el, value: () => resolution };
+}
 
 export interface CandleData {
   time_millis: number;

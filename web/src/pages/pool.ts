@@ -2,14 +2,12 @@
 // its recent trades, kept live by `trades.subscribe` on the pool: each pushed trade is added to the top of the list,
 // and the figures and candles are read again.
 import { api, data, tokenInfo, TokenSocket, type paths, type TokenInfo } from '../api.ts';
-import { CandleChart } from '../chart.ts';
+import { CandleChart, resolutionSwitch } from '../chart.ts';
 import { accountLink, fill, h, section, table, tokenLink } from '../dom.ts';
 import { decimal, feePercent, time, units, usd } from '../format.ts';
 
 type DexId = NonNullable<NonNullable<paths['/pools']['get']['parameters']['query']>['dex']>;
 
-const RESOLUTIONS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
-type Resolution = (typeof RESOLUTIONS)[number];
 /** The trades shown. */
 const TRADES = 25;
 
@@ -29,7 +27,6 @@ export function poolPage(main: HTMLElement, arg: string): () => void {
   const slash = arg.indexOf('/');
   const dex = arg.slice(0, slash);
   const poolId = arg.slice(slash + 1);
-  let resolution: Resolution = '1m';
   let tokens: string[] = [];
   let info = new Map<string, TokenInfo>();
   let shown: Trade[] = [];
@@ -40,7 +37,7 @@ export function poolPage(main: HTMLElement, arg: string): () => void {
   const chartBox = h('div', { class: 'chart', role: 'img', 'aria-label': `Candle chart of ${dex} pool ${poolId}` });
   const chart = new CandleChart(chartBox);
   const chartNote = h('p', { class: 'muted' });
-  const switcher = h('div', { class: 'switch', role: 'group', 'aria-label': 'Chart resolution' });
+  const switcher = resolutionSwitch(() => void loadCandles(true));
   const trades = table(`Recent trades of ${dex} pool ${poolId}`, ['Time', 'Swap', { label: 'Value', numeric: true }, 'Trader']);
   reserves.el.classList.add('reserves');
   trades.el.classList.add('trades');
@@ -49,21 +46,13 @@ export function poolPage(main: HTMLElement, arg: string): () => void {
     title,
     figures,
     section('Reserves', h('div', { class: 'scroll' }, reserves.el)),
-    section('Chart', chartNote, switcher, chartBox),
+    section('Chart', chartNote, switcher.el, chartBox),
     section('Trades', h('p', { class: 'muted' }, 'Live: new trades through the pool are added as blocks are indexed.'), h('div', { class: 'scroll' }, trades.el)),
   );
 
   const symbol = (token: string) => info.get(token)?.symbol ?? token;
   const amount = (token: string, value: string) => `${units(value, info.get(token)?.decimals)} ${symbol(token)}`;
 
-  const renderSwitch = () =>
-    fill(
-      switcher,
-      ...RESOLUTIONS.map((r) =>
-        h('button', { type: 'button', 'aria-pressed': r === resolution ? 'true' : 'false', onclick: () => ((resolution = r), renderSwitch(), void loadCandles(true)) }, r),
-      ),
-    );
-  renderSwitch();
 
   const loadFigures = async () => {
     const result = await data(api.GET('/pools', { params: { query: { dex: dex as DexId, pool_id: poolId, precision: 6 } } }));
@@ -92,7 +81,7 @@ export function poolPage(main: HTMLElement, arg: string): () => void {
 
   const loadCandles = async (fit: boolean) => {
     if (!tokens.length) return;
-    const result = await data(api.GET('/candles', { params: { query: { token: tokens[0]!, pool_id: poolId, dex: dex as DexId, resolution, count_back: 300 } } }));
+    const result = await data(api.GET('/candles', { params: { query: { token: tokens[0]!, pool_id: poolId, dex: dex as DexId, resolution: switcher.value(), count_back: 300 } } }));
     await chart.show(result.candles, fit);
   };
 

@@ -2,24 +2,21 @@
 // trades, transfers and top holders. A `tokens.subscribe` on this one token tells when a block changed it: then the
 // figures, the last candles and the lists are read again.
 import { api, data, tokenInfo, TokenSocket } from '../api.ts';
-import { CandleChart } from '../chart.ts';
+import { CandleChart, resolutionSwitch } from '../chart.ts';
 import { accountLink, fill, h, historyNote, poolLink, section, table } from '../dom.ts';
 import { changeClass, decimal, feePercent, percent, time, units, usd } from '../format.ts';
 
-const RESOLUTIONS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
-type Resolution = (typeof RESOLUTIONS)[number];
 const FIELDS = ['symbol', 'name', 'decimals', 'price_usd', 'price_change_24h', 'volume_usd_24h', 'liquidity_usd', 'holders', 'total_supply', 'reputation'] as const;
 
 export function tokenPage(main: HTMLElement, id: string): () => void {
   let decimals: number | null = null;
-  let resolution: Resolution = '1m';
 
   const title = h('h1', {}, id);
   const figures = h('dl', { class: 'figures' });
   const chartBox = h('div', { class: 'chart', role: 'img', 'aria-label': `Candle chart of ${id}` });
   const chart = new CandleChart(chartBox);
   const pools = table(`Pools of ${id}`, ['Pool', 'DEX', { label: 'Liquidity', numeric: true }, { label: 'Volume 24h', numeric: true }, { label: 'Fee', numeric: true }]);
-  const switcher = h('div', { class: 'switch', role: 'group', 'aria-label': 'Chart resolution' });
+  const switcher = resolutionSwitch(() => void loadCandles(true));
   const trades = table(`Recent trades of ${id}`, ['Time', 'Side', { label: 'Amount', numeric: true }, { label: 'Value', numeric: true }, 'Trader', 'DEX']);
   const transfers = table(`Recent transfers of ${id}`, ['Time', 'From', 'To', { label: 'Amount', numeric: true }]);
   const holders = table(`Top holders of ${id}`, ['#', 'Account', { label: 'Amount', numeric: true }, { label: 'Share', numeric: true }]);
@@ -35,7 +32,7 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
     title,
     note.el,
     figures,
-    section('Chart', switcher, chartBox),
+    section('Chart', switcher.el, chartBox),
     section('Pools', h('div', { class: 'scroll' }, pools.el)),
     h(
       'div',
@@ -46,14 +43,6 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
     section('Holders', holderCount, h('div', { class: 'scroll' }, holders.el)),
   );
 
-  const renderSwitch = () =>
-    fill(
-      switcher,
-      ...RESOLUTIONS.map((r) =>
-        h('button', { type: 'button', 'aria-pressed': r === resolution ? 'true' : 'false', onclick: () => ((resolution = r), renderSwitch(), void loadCandles(true)) }, r),
-      ),
-    );
-  renderSwitch();
 
   const loadFigures = async () => {
     const result = await data(api.GET('/tokens', { params: { query: { ids: [id], fields: [...FIELDS], precision: 6 } } }));
@@ -80,7 +69,7 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
   };
 
   const loadCandles = async (fit: boolean) => {
-    const result = await data(api.GET('/candles', { params: { query: { token: id, resolution, count_back: 300 } } }));
+    const result = await data(api.GET('/candles', { params: { query: { token: id, resolution: switcher.value(), count_back: 300 } } }));
     await chart.show(result.candles, fit);
   };
 
