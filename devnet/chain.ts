@@ -38,6 +38,11 @@ export interface Call {
 
 export type Handler = (r: Receipt) => unknown;
 
+/** What makes the receipts a model's receipt creates: the devnet's chain, or the realnet hosting the model. */
+export interface ReceiptHost {
+  newReceipt(txHash: string, signerId: string, predecessorId: string, receiverId: string, actions: RawJson[], handler: Handler): Receipt;
+}
+
 const TGAS = 10n ** 12n;
 
 /** One receipt being executed. `receiverId` is the account whose code runs. */
@@ -48,7 +53,7 @@ export class Receipt {
   private readonly reverts: Array<() => void> = [];
 
   constructor(
-    readonly chain: Chain,
+    readonly chain: ReceiptHost,
     readonly id: string,
     readonly txHash: string,
     readonly signerId: string,
@@ -99,7 +104,7 @@ export class Receipt {
   }
 }
 
-function callAction(call: Call): RawJson {
+export function callAction(call: Call): RawJson {
   return functionCallAction({ method: call.method, args: call.args, gas: call.gas ?? 30n * TGAS, deposit: call.deposit ?? 0n });
 }
 
@@ -114,7 +119,7 @@ export interface ChainOptions {
   rng: Rng;
 }
 
-export class Chain {
+export class Chain implements ReceiptHost {
   readonly rng: Rng;
   /** Height of the block being built. */
   height: number;

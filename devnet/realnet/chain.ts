@@ -76,7 +76,38 @@ export interface ChainReceipt {
   refundTo?: string;
   /** The block whose receipts created it (the transaction's block for a transaction's receipt). */
   createdAt: number;
+  /** For a hosted model (below): what its code is to run, as the model that created the receipt said. */
+  handler?: unknown;
 }
+
+/**
+ * A contract whose code is not public, played by a model (the devnet's, devnet/*.ts) hosted on this chain: it runs a
+ * receipt's function calls in JavaScript and says what they did. Its NEAR is the chain's; its storage writes are
+ * written out as the contracts' are.
+ */
+export interface HostedContract {
+  run(call: HostedCall): HostedResult;
+}
+
+export interface HostedCall {
+  receipt: ChainReceipt;
+  height: number;
+  /** The account's NEAR before the receipt, its attached deposits included. */
+  balance: bigint;
+}
+
+export interface HostedResult {
+  logs: string[];
+  /** The panic message of a failed call (nothing else of the result counts), or null. */
+  error: string | null;
+  writes: Array<{ key: Uint8Array; value: Uint8Array | null }>;
+  /** Receipts created, run after this one (no callbacks: a model settles in its own receipts). */
+  receipts: Array<{ receiverId: string; actions: VmAction[]; handler?: unknown }>;
+  value: Uint8Array;
+}
+
+/** Gas a hosted model's receipt burns beside the receipt's own fee: a flat 5 TGas (modelled, not metered). */
+const HOSTED_GAS = 5n * TGAS;
 
 /** What one receipt did: what the tests and the digest look at, beside the raw block. */
 export interface ExecutedReceipt {
@@ -95,6 +126,8 @@ export interface ExecutedReceipt {
 
 interface Account {
   contract: Contract | null;
+  /** A hosted model (then `contract` is null and `storage` its storage). */
+  hosted: { model: HostedContract; storage: Map<string, Uint8Array> } | null;
   /** The balance of an account without code (a contract keeps its own in `contract.account.amount`). */
   amount: bigint;
   publicKey: string;
@@ -106,6 +139,7 @@ interface Submitted {
   receiverId: string;
   actions: TxAction[];
   hash: string;
+  handler?: unknown;
 }
 
 const sha = (text: string | Uint8Array): Buffer => createHash('sha256').update(text).digest();
@@ -185,9 +219,9 @@ export class RealnetChain {
     return a;
   }
 
-  private newAccount(id: string, contract: Contract | null, amount: bigint): void {
+  private newAccount(id: string, contract: Contract | null, amount: bigint, model: HostedContract | null = null): void {
     if (this.accounts.has(id)) throw new Error(`realnet: account ${id} exists`);
-    this.accounts.set(id, { contract, amount, publicKey: `ed25519:${base58Encode(sha(`${this.seed}|key|${id}`))}`, nonce: 0 });
+    this.accounts.set(id, { contract, hosted: model === null ? null : { model, storage: new Map() }, amount, publicKey: `ed25519:${base58Encode(sha(`${this.seed}|key|${id}`))}`, nonce: 0 });
   }
 
   /** An account without code holding `amount` yoctoNEAR (genesis: no receipt). */
@@ -200,6 +234,21 @@ export class RealnetChain {
     const contract = new Contract(id, wasm, { ...options, balance: amount });
     this.newAccount(id, contract, amount);
     return contract;
+  }
+
+  /** An account played by a hosted model holding `amount` yoctoNEAR (genesis: no receipt). */
+  host(id: string, model: HostedContract, amount: bigint): void {
+    this.newAccount(id, null, amount, model);
+  }
+
+  isHosted(id: string): boolean {
+    return this.accounts.get(id)?.hosted != null;
+  }
+
+  /** An account's storage as its receipts left it (latin1 key -> value): a contract's, or a hosted model's. */
+  storageOf(id: string): Map<string, Uint8Array> | null {
+    const a = this.accounts.get(id);
+    return a?.contract?.storage ?? a?.hosted?.storage ?? null;
   }
 
   contract(id: string): Contract {
@@ -293,57 +342,91 @@ export class RealnetChain {
     return n;
   }
 
+  /** What the block being built holds so far: its transactions, outcomes and state changes (see `produceBlock`). */
+  private building: { transactions: RawJson[]; outcomes: RawJson[]; changes: { order: string; seq: number; raw: RawJson }[] } = { transactions: [], outcomes: [], changes: [] };
+  /** While a transaction runs to its end in its block (`transactNow`), the receipts it leads to. */
+  private eager: ChainReceipt[] | null = null;
+
+  /** A submitted transaction converted to its receipt in block `height`: the signer pays the deposits. */
+  private convert(tx: Submitted, height: number, hash: string): ChainReceipt {
+    const signer = this.account(tx.signerId);
+    const actions = tx.actions.map(toVmAction);
+    const deposit = depositOf(actions);
+    const balance = this.balance(tx.signerId);
+    if (balance < deposit) throw new Error(`realnet: ${tx.signerId} cannot pay ${deposit} (holds ${balance})`);
+    this.credit(tx.signerId, -deposit);
+    const receipt: ChainReceipt = {
+      id: idOf(tx.hash, 0),
+      txHash: tx.hash,
+      signerId: tx.signerId,
+      signerPublicKey: signer.publicKey,
+      predecessorId: tx.signerId,
+      receiverId: tx.receiverId,
+      actions,
+      inputDataIds: [],
+      outputs: [],
+      createdAt: height,
+      ...(tx.handler === undefined ? {} : { handler: tx.handler }),
+    };
+    const raw = chunkTransaction({ hash: tx.hash, signerId: tx.signerId, receiverId: tx.receiverId, actions: actions.map(rawAction), nonce: signer.nonce, receiptId: receipt.id, blockHash: hash, publicKey: signer.publicKey });
+    const convert = conversionGas(actions, tx.signerId === tx.receiverId);
+    const outcome = (raw.outcome as { execution_outcome: { outcome: Record<string, unknown> } }).execution_outcome.outcome;
+    outcome.gas_burnt = Number(convert);
+    outcome.tokens_burnt = (convert * GAS_PRICE).toString();
+    this.building.transactions.push(raw);
+    return receipt;
+  }
+
+  /** Executes a receipt in the block being built, adding its outcome and state changes to the block. */
+  private run(receipt: ChainReceipt): void {
+    const height = this.height;
+    if (!this.history && this.executed.length > 0 && this.executed[0]!.height !== height) this.executed.length = 0;
+    const done = this.execute(receipt, height, this.blockHash(height));
+    this.building.outcomes.push(done.raw);
+    for (const c of done.changes) this.building.changes.push({ order: c.order, seq: this.building.changes.length, raw: c.raw });
+  }
+
+  /**
+   * A signed transaction run to its end now, in the block being built: its receipt, every receipt that leads to
+   * and their callbacks, breadth-first, before the block's other transactions. How the devnet's models settle (they
+   * were written for a chain that runs a transaction whole); `handler` goes with the receipt to a hosted model.
+   * Returns the transaction's hash.
+   */
+  transactNow(signerId: string, receiverId: string, actions: TxAction[], handler?: unknown): string {
+    const signer = this.account(signerId);
+    signer.nonce += 1;
+    const hash = this.hashOf(`tx|${this.txCounter++}|${signerId}|${signer.nonce}`);
+    const receipt = this.convert({ signerId, receiverId, actions, hash, ...(handler === undefined ? {} : { handler }) }, this.height, this.blockHash(this.height));
+    const queue = [receipt];
+    this.eager = queue;
+    try {
+      while (queue.length) this.run(queue.shift()!);
+    } finally {
+      this.eager = null;
+    }
+    return hash;
+  }
+
   /** Executes the block being built and closes it: its `{block, shards}` message; the next block starts. */
   produceBlock(): RawJson {
-    if (!this.history) this.executed.length = 0;
     const height = this.height;
     const hash = this.blockHash(height);
-    const transactions: RawJson[] = [];
-    const outcomes: RawJson[] = [];
-    const changes: { order: string; seq: number; raw: RawJson }[] = [];
     const txs = this.submitted;
     this.submitted = [];
     const toRun: ChainReceipt[] = [];
     const later: ChainReceipt[] = [];
     for (const tx of txs) {
-      const signer = this.account(tx.signerId);
-      const actions = tx.actions.map(toVmAction);
-      const deposit = depositOf(actions);
-      const balance = this.balance(tx.signerId);
-      if (balance < deposit) throw new Error(`realnet: ${tx.signerId} cannot pay ${deposit} (holds ${balance})`);
-      this.credit(tx.signerId, -deposit);
-      const receipt: ChainReceipt = {
-        id: idOf(tx.hash, 0),
-        txHash: tx.hash,
-        signerId: tx.signerId,
-        signerPublicKey: signer.publicKey,
-        predecessorId: tx.signerId,
-        receiverId: tx.receiverId,
-        actions,
-        inputDataIds: [],
-        outputs: [],
-        createdAt: height,
-      };
-      const raw = chunkTransaction({ hash: tx.hash, signerId: tx.signerId, receiverId: tx.receiverId, actions: actions.map(rawAction), nonce: signer.nonce, receiptId: receipt.id, blockHash: hash, publicKey: signer.publicKey });
-      const sir = tx.signerId === tx.receiverId;
-      const convert = conversionGas(actions, sir);
-      const outcome = (raw.outcome as { execution_outcome: { outcome: Record<string, unknown> } }).execution_outcome.outcome;
-      outcome.gas_burnt = Number(convert);
-      outcome.tokens_burnt = (convert * GAS_PRICE).toString();
-      transactions.push(raw);
-      if (this.txReceipts === 'nearcore' && !sir) later.push(receipt);
+      const receipt = this.convert(tx, height, hash);
+      if (this.txReceipts === 'nearcore' && tx.signerId !== tx.receiverId) later.push(receipt);
       else toRun.push(receipt);
     }
     toRun.push(...(this.inbox.get(height) ?? []));
     this.inbox.delete(height);
     // Sent to the next block before anything this block's receipts send there.
     for (const receipt of later) this.send(receipt, height + 1);
-    let seq = 0;
-    for (const receipt of toRun) {
-      const done = this.execute(receipt, height, hash);
-      outcomes.push(done.raw);
-      for (const c of done.changes) changes.push({ order: c.order, seq: seq++, raw: c.raw });
-    }
+    for (const receipt of toRun) this.run(receipt);
+    const { transactions, outcomes, changes } = this.building;
+    this.building = { transactions: [], outcomes: [], changes: [] };
     changes.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : a.seq - b.seq));
     const chunkHash = this.hashOf(`chunk|${height}`);
     const timestampNs = BigInt(this.timestampMs) * 1_000_000n;
@@ -357,6 +440,10 @@ export class RealnetChain {
   }
 
   private send(receipt: ChainReceipt, at: number): void {
+    if (this.eager !== null) {
+      this.eager.push(receipt);
+      return;
+    }
     let list = this.inbox.get(at);
     if (list === undefined) this.inbox.set(at, (list = []));
     list.push(receipt);
@@ -397,8 +484,48 @@ export class RealnetChain {
     const snapshot = contract !== null && receipt.actions.length > 1 ? { storage: new Map(contract.storage), account: { ...contract.account } } : null;
     const amountBefore = target?.amount ?? 0n;
 
+    const hosted = target?.hosted != null && receipt.actions.some((a) => a.kind === 'FunctionCall') ? target.hosted : null;
+    if (hosted !== null && target !== undefined) {
+      // A hosted model runs the receipt as one call; its NEAR moves only when it succeeds.
+      const deposit = depositOf(receipt.actions);
+      const out = hosted.model.run({ receipt, height, balance: target.amount + deposit });
+      logs.push(...out.logs);
+      gasBurnt += DEFAULT_PARAMS.fees.function_call_base.execution + HOSTED_GAS;
+      if (out.error !== null) {
+        failure = { ActionError: { index: 0, kind: { FunctionCallError: { ExecutionError: `Smart contract panicked: ${out.error}` } } } };
+      } else {
+        const spent = out.receipts.reduce((sum, r) => sum + depositOf(r.actions), 0n);
+        if (spent > target.amount + deposit) throw new Error(`realnet: hosted ${receipt.receiverId} spends ${spent} of ${target.amount + deposit}`);
+        target.amount += deposit - spent;
+        for (const w of out.writes) {
+          const key = Buffer.from(w.key).toString('latin1');
+          writes.set(key, w.value);
+          if (w.value === null) hosted.storage.delete(key);
+          else hosted.storage.set(key, w.value);
+        }
+        for (const r of out.receipts) {
+          vmReceipts.push({
+            r: {
+              id: '',
+              txHash: receipt.txHash,
+              signerId: receipt.signerId,
+              signerPublicKey: receipt.signerPublicKey,
+              predecessorId: receipt.receiverId,
+              receiverId: r.receiverId,
+              actions: r.actions,
+              inputDataIds: [],
+              outputs: [],
+              createdAt: height,
+              ...(r.handler === undefined ? {} : { handler: r.handler }),
+            },
+            dependsOn: [],
+          });
+        }
+        returnValue = out.value;
+      }
+    }
     receipt.actions.forEach((action, index) => {
-      if (failure !== null) return;
+      if (failure !== null || hosted !== null) return;
       if (target === undefined) {
         failure = { ActionError: { index, kind: { AccountDoesNotExist: { account_id: receipt.receiverId } } } };
         return;
