@@ -6,7 +6,7 @@ import type { RawJson } from '../near/lake-json.ts';
 import { AmmADevnet } from './amm-a.ts';
 import { Arbitrage } from './arbitrage.ts';
 import { AmmDclADevnet, devnetDclPools } from './amm-dcl-a.ts';
-import { AmmCDevnet } from './amm-c.ts';
+import { AmmCDevnet, type AmmCPoolSpec } from './amm-c.ts';
 import { Chain } from './chain.ts';
 import { LaunchDevnet } from './launch.ts';
 import { QuoteADevnet } from './quote-a.ts';
@@ -29,12 +29,12 @@ const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const REF = 'token.v2.ref-finance.near';
 const AURORA = 'aaaaaa20d9e0e2461697782ef11675f668207961.factory.bridge.near';
 /** The token of AmmC's launch pool: deployed by that model, its whole supply in the pool. */
-const SLIME: TokenSpec = { contractId: 'slime.tkn.near', symbol: 'SLIME', name: 'Slime', decimals: 18 };
+export const SLIME: TokenSpec = { contractId: 'slime.tkn.near', symbol: 'SLIME', name: 'Slime', decimals: 18 };
 /** Bridged DAI and USDC.e, the tokens of AmmA's stable pool: deployed by that model. */
 const DAI: TokenSpec = { contractId: '6b175474e89094c44da98b954eedeac495271d0f.factory.bridge.near', symbol: 'DAI', name: 'Dai Stablecoin', decimals: 18 };
 const USDC_E: TokenSpec = { contractId: 'a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.factory.bridge.near', symbol: 'USDC.e', name: 'USD Coin', decimals: 6 };
 /** Aidols tokens, launched by the Launch model at genesis. */
-const AIDOLS: readonly TokenSpec[] = [
+export const AIDOLS: readonly TokenSpec[] = [
   { contractId: 'tganza.aidols.near', symbol: 'TGANZA', name: 'Tganza', decimals: 24 },
   { contractId: 'lumen.aidols.near', symbol: 'LUMEN', name: 'Lumen', decimals: 24 },
   { contractId: 'miko.aidols.near', symbol: 'MIKO', name: 'Miko the Cat', decimals: 24 },
@@ -65,8 +65,17 @@ export function unknownFormatLines(contracts: DexContracts): Array<{ contractId:
   ];
 }
 
+/** AmmC's genesis pools (on the devnet and hosted on the realnet). */
+export const AMM_C_POOLS: AmmCPoolSpec[] = [
+  { type: 'public', tokens: ['near', USDT], liquidity: [100_000n, 500_000n], poolFee: 2_000 },
+  { type: 'public', tokens: ['near', REF], liquidity: [20_000n, 1_000_000n], poolFee: 3_000 },
+  { type: 'private', tokens: [USDT, USDC], liquidity: [200_000n, 200_000n], poolFee: 100 },
+  // A launch pool: 300 NEAR of phantom liquidity (v1's) against SLIME's whole supply.
+  { type: 'launch', tokens: ['near', SLIME.contractId], liquidity: [300n, 1_000_000_000n], poolFee: 5_000, communityFee: 2_000, launched: SLIME },
+];
+
 export class Devnet {
-  readonly world: World;
+  readonly world: World<Chain, Tokens>;
   readonly dexes: DevnetDex[];
   private readonly trickle: Rng;
   readonly arbitrage: Arbitrage | null;
@@ -92,13 +101,7 @@ export class Devnet {
       { tokens: [DAI, USDC_E], liquidity: [1_000_000n, 1_000_000n], fee: 5, amp: 240n },
     ]);
     const wrap = new WrapDevnet();
-    const ammC = new AmmCDevnet([
-      { type: 'public', tokens: ['near', USDT], liquidity: [100_000n, 500_000n], poolFee: 2_000 },
-      { type: 'public', tokens: ['near', REF], liquidity: [20_000n, 1_000_000n], poolFee: 3_000 },
-      { type: 'private', tokens: [USDT, USDC], liquidity: [200_000n, 200_000n], poolFee: 100 },
-      // A launch pool: 300 NEAR of phantom liquidity (v1's) against SLIME's whole supply.
-      { type: 'launch', tokens: ['near', SLIME.contractId], liquidity: [300n, 1_000_000_000n], poolFee: 5_000, communityFee: 2_000, launched: SLIME },
-    ]);
+    const ammC = new AmmCDevnet(AMM_C_POOLS);
     // The market's prices are the genesis pools' prices: NEAR $5, REF 0.02 NEAR, AURORA 0.025 NEAR.
     const prices = { near: 5, [wnear]: 5, [USDT]: 1, [USDC]: 1, [REF]: 0.1, [AURORA]: 0.125 };
     this.arbitrage = options.arbitrage === false ? null : new Arbitrage(seed, { wrap, ammA, ammC }, prices);

@@ -27,7 +27,8 @@ import { base58Encode } from '../near/base58.ts';
 import { simpleGetAmountIn, simpleGetAmountOut } from '../dexes/amm-a/math.ts';
 import type { SimplePoolState } from '../dexes/amm-a/state.ts';
 import { tokenDiffFee } from '../dexes/quote-a/math.ts';
-import { Panic, type Receipt } from './chain.ts';
+import { Panic, type Chain, type Receipt } from './chain.ts';
+import type { Tokens } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
 
 const TGAS = 10n ** 12n;
@@ -121,7 +122,7 @@ export class QuoteADevnet implements DevnetDex {
   /** `ammA`: the model whose pools the solver prices from. */
   constructor(private readonly ammA: { readonly pools: readonly SimplePoolState[] }) {}
 
-  genesis(world: World): void {
+  genesis(world: World<Chain, Tokens>): void {
     const { tokens, treasury, contracts } = world;
     const intents = contracts.QuoteA;
     for (const token of this.quotedTokens()) {
@@ -139,7 +140,7 @@ export class QuoteADevnet implements DevnetDex {
     }
   }
 
-  act(world: World, trader: string): void {
+  act(world: World<Chain, Tokens>, trader: string): void {
     const { rng, tokens } = world;
     const pool = rng.pick(this.ammA.pools);
     const first = rng.int(2);
@@ -174,7 +175,7 @@ export class QuoteADevnet implements DevnetDex {
   }
 
   /** `ft_transfer_call` of `amount` to the verifier with msg "": a deposit into `account`'s balance there. */
-  deposit(world: World, account: string, token: string, amount: bigint): Receipt {
+  deposit(world: World<Chain, Tokens>, account: string, token: string, amount: bigint): Receipt {
     return world.tokens.transferCall(account, token, world.contracts.QuoteA, amount, '', (r) => {
       this.snapshot(r);
       this.add(account, `nep141:${token}`, amount);
@@ -187,7 +188,7 @@ export class QuoteADevnet implements DevnetDex {
    * `execute_intents` of the user's `{in: -X, out: +Y}` plus a withdrawal of Y, and the solver's closing diff.
    * `faulty`: the solver's diff pays one unit short, and the verifier's invariant fails.
    */
-  settle(world: World, fill: Fill, options: { faulty?: boolean } = {}): Receipt {
+  settle(world: World<Chain, Tokens>, fill: Fill, options: { faulty?: boolean } = {}): Receipt {
     const { chain, contracts } = world;
     const intents = contracts.QuoteA;
     const { user, tokenIn, tokenOut, amountIn, amountOut } = fill;
@@ -291,7 +292,7 @@ interface SignedIntent {
 }
 
 /** A NEP-413 signed payload of `signer`'s intents, with deterministic stand-ins for the key and the signature. */
-function signedIntent(world: World, signer: string, deadline: string, intents: unknown[]): SignedIntent {
+function signedIntent(world: World<Chain, Tokens>, signer: string, deadline: string, intents: unknown[]): SignedIntent {
   const { chain, contracts } = world;
   const message = JSON.stringify({ signer_id: signer, deadline, intents });
   const nonce = createHash('sha256').update(chain.hash(`intent-nonce-${signer}-${message}`)).digest().toString('base64');

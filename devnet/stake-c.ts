@@ -110,10 +110,10 @@ export class StakeCDevnet implements DevnetDex {
   }
 
   /** `ft_transfer_call` of `amount` RHEA to the xtoken contract with the stake msg, signed by `account`. */
-  stake(world: World, account: string, amount: bigint): Receipt {
+  stake(world: World, account: string, amount: bigint): void {
     const { tokens, contracts } = world;
     const xRhea = contracts.StakeC;
-    return tokens.transferCall(account, contracts.StakeCUnderlying, xRhea, amount, STAKE_MSG, (r) => {
+    tokens.transferCall(account, contracts.StakeCUnderlying, xRhea, amount, STAKE_MSG, (r) => {
       this.snapshot(r);
       this.distributeReward(world);
       if (!tokens.isRegistered(xRhea, account)) throw new Panic('Account not registered.');

@@ -2,7 +2,8 @@
 // `ft_mint`, `ft_burn` events) and wNEAR, whose near-sdk 3 code logs plain text (`Transfer 5 from a to b`,
 // `Deposit 5 NEAR to a`, `Withdraw 5 NEAR from a`, `Refund 5 from b to a`), as mainnet's `wrap.near` does.
 import type { FtMetadata } from '../near/events.ts';
-import { Panic, type Chain, type Receipt } from './chain.ts';
+import { Panic, type Receipt } from './chain.ts';
+import type { ModelChain } from './world.ts';
 
 export interface TokenSpec extends Omit<FtMetadata, 'spec' | 'icon' | 'reference'> {
   contractId: string;
@@ -20,10 +21,26 @@ export const STORAGE_DEPOSIT = 1_250_000_000_000_000_000_000n;
 export const ONE_YOCTO = 1n;
 const TGAS = 10n ** 12n;
 
-export class Tokens {
+/** The NEP-141 tokens as the models use them: the devnet's (`Tokens`), or real token contracts (realnet/hosted.ts). */
+export interface TokenLedger {
+  has(token: string): boolean;
+  spec(token: string): TokenSpec;
+  balance(token: string, account: string): bigint;
+  isRegistered(token: string, account: string): boolean;
+  deploy(spec: TokenSpec, owner: string, totalSupply: bigint): void;
+  register(payer: string, token: string, account?: string): void;
+  transfer(r: Receipt, from: string, to: string, amount: bigint, memo?: string): void;
+  mint(r: Receipt, owner: string, amount: bigint, memo?: string): void;
+  burn(r: Receipt, owner: string, amount: bigint, memo?: string): void;
+  send(sender: string, token: string, receiver: string, amount: bigint): void;
+  payout(r: Receipt, token: string, receiver: string, amount: bigint): void;
+  transferCall(sender: string, token: string, receiver: string, amount: bigint, msg: string, onTransfer: (r: Receipt) => bigint, gas?: bigint): void;
+}
+
+export class Tokens implements TokenLedger {
   private readonly tokens = new Map<string, TokenState>();
 
-  constructor(private readonly chain: Chain) {}
+  constructor(private readonly chain: ModelChain) {}
 
   has(token: string): boolean {
     return this.tokens.has(token);

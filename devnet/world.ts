@@ -3,9 +3,9 @@
 import type { DexContracts } from '../dexes/contracts.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import type { DexId } from '../dexes/events.ts';
-import type { Chain, Receipt } from './chain.ts';
+import type { Call, Chain, Handler, Receipt } from './chain.ts';
 import type { Rng } from './rng.ts';
-import type { Tokens } from './tokens.ts';
+import type { TokenLedger, Tokens } from './tokens.ts';
 
 /** One pool hop the simulator executed successfully. */
 export interface TruthTrade {
@@ -20,9 +20,19 @@ export interface TruthTrade {
   amountOut: bigint;
 }
 
-export interface World {
-  chain: Chain;
-  tokens: Tokens;
+/** The chain a model acts on: the devnet's own (chain.ts), or the realnet hosting it (realnet/hosted.ts). A
+ * transaction runs to its end before `transact` returns. */
+export interface ModelChain {
+  /** Height of the block being built. */
+  readonly height: number;
+  readonly timestampMs: number;
+  readonly blockMs: number;
+  transact(signerId: string, receiverId: string, calls: Call[], handler: Handler): Receipt;
+}
+
+export interface World<C extends ModelChain = ModelChain, T extends TokenLedger = TokenLedger> {
+  chain: C;
+  tokens: T;
   rng: Rng;
   contracts: DexContracts;
   /** Deploys the tokens, seeds the pools. */

@@ -42,14 +42,14 @@ const ALICE = 'alice.near';
 const BOB = 'bob.near';
 
 /** A bare world: no tokens, no pools, trades recorded. */
-function bareWorld(): World {
+function bareWorld(): World<Chain, Tokens> {
   const rng = new Rng('devnet-dexes');
   const chain = new Chain({ seed: 'devnet-dexes', genesisHeight: 1, genesisMs: Date.UTC(2026, 0, 1), blockMs: 1_000, rng });
   return { chain, tokens: new Tokens(chain), rng, contracts: C, treasury: TREASURY, wallets: [ALICE, BOB], trades: [] };
 }
 
 /** Seals the block being built: its normalized form and the hops recorded in it. */
-function seal(world: World): { block: Block; hops: TruthTrade[] } {
+function seal(world: World<Chain, Tokens>): { block: Block; hops: TruthTrade[] } {
   const height = world.chain.height;
   const block = normalizeStreamerMessage(world.chain.seal());
   return { block, hops: (world.trades ?? []).filter((t) => t.height === height) };

@@ -11,6 +11,7 @@
 import type { RawJson } from '../../near/lake-json.ts';
 import { Rng } from '../rng.ts';
 import { RealnetChain } from './chain.ts';
+import type { HostedModels } from './hosted.ts';
 import { actorKey, signIntents } from './intents.ts';
 import { REF, WRAP, type PoolView, type RefScenarioWasm } from './scenario.ts';
 
@@ -108,6 +109,9 @@ export interface RealnetMarketOptions {
   /** Keep every receipt run, and every swap and fill submitted (default); false keeps the last block's receipts and
    * no record of swaps (a long-running market: the source, the JSON-RPC, an export). */
   history?: boolean;
+  /** The models of the contracts whose code is not public, hosted on the same chain (hosted.ts): set up in the first
+   * block that trades, then acting in every block after the market's actions. */
+  models?: (chain: RealnetChain) => HostedModels;
 }
 
 type Phase = (chain: RealnetChain) => void;
@@ -141,7 +145,12 @@ export class RealnetMarket {
     for (const user of [TREASURY, LP, ...TRADERS, SOLVER]) chain.createAccount(user, 10_000_000n * Y);
     this.seed = seed;
     this.setup = setupPhases(seed);
+    this.models = options.models?.(chain) ?? null;
   }
+
+  /** The hosted models, if the market has them. */
+  readonly models: HostedModels | null;
+  private modelsReady = false;
 
   /** Whether the setup is over (pools exist with their liquidity): from the block that first carries seeded actions. */
   trading = false;
@@ -154,7 +163,14 @@ export class RealnetMarket {
       if (phase !== undefined) phase(this.chain);
       else this.trading = true;
     }
-    if (this.trading) this.act();
+    if (this.trading) {
+      this.act();
+      if (this.models !== null) {
+        if (!this.modelsReady) this.models.setup();
+        else this.models.act();
+        this.modelsReady = true;
+      }
+    }
     this.views.clear();
     return this.chain.produceBlock();
   }

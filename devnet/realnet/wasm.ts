@@ -2,7 +2,9 @@
 // files.
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { RealnetMarket, type RealnetMarketOptions } from './market.ts';
+import type { RealnetChain } from './chain.ts';
+import { HostedModels } from './hosted.ts';
+import { RealnetMarket, REF_TOKEN, TREASURY, USDC, USDT, WRAP, type RealnetMarketOptions } from './market.ts';
 import { RealnetRpcChain } from './rpc.ts';
 
 import { parseRefRelease, refHasSwapByOutput, type RefRelease } from './releases.ts';
@@ -30,10 +32,16 @@ export const marketWasm = (release: RefRelease) => ({
   ftSdk4: vendoredWasm('fungible_token_sdk4.1'),
 });
 
-/** The realnet's seeded market on Ref `release` (default the newest), swaps by output where the release has them. */
-export function realnetMarket(release: string | undefined, options: Omit<RealnetMarketOptions, 'byOutput'> = {}): RealnetMarket {
+/**
+ * The realnet's seeded market on Ref `release` (default the newest), swaps by output where the release has them;
+ * with `models`, the models of the contracts whose code is not public hosted beside it (hosted.ts).
+ */
+export function realnetMarket(release: string | undefined, options: Omit<RealnetMarketOptions, 'byOutput' | 'models'> & { models?: boolean; recordTrades?: boolean } = {}): RealnetMarket {
   const ref = parseRefRelease(release);
-  return new RealnetMarket(marketWasm(ref), { ...options, byOutput: refHasSwapByOutput(ref) });
+  const { models, recordTrades, ...rest } = options;
+  const seed = rest.seed ?? 'realnet';
+  const hosted = models ? { models: (chain: RealnetChain) => new HostedModels(chain, vendoredWasm('fungible_token_sdk4.1'), { wrap: WRAP, usdt: USDT, usdc: USDC, ref: REF_TOKEN, treasury: TREASURY }, { seed, ...(recordTrades ? { recordTrades } : {}) }) } : {};
+  return new RealnetMarket(marketWasm(ref), { ...rest, byOutput: refHasSwapByOutput(ref), ...hosted });
 }
 
 /** The JSON-RPC of that market (`seed`, `genesisMs`), answering heights up to `final()`; it keeps no history. */

@@ -44,7 +44,7 @@ const hopOf = (e: { receiptId: string; poolId: number | string | null; trader: s
 function setUp() {
   const rng = new Rng('amm-a-devnet');
   const chain = new Chain({ seed: 'amm-a-devnet', genesisHeight: 1, genesisMs: Date.UTC(2026, 0, 1), blockMs: 1_000, rng });
-  const world: World = { chain, tokens: new Tokens(chain), rng, contracts: MAINNET_CONTRACTS, treasury: TREASURY, wallets: [ALICE], trades: [] };
+  const world: World<Chain, Tokens> = { chain, tokens: new Tokens(chain), rng, contracts: MAINNET_CONTRACTS, treasury: TREASURY, wallets: [ALICE], trades: [] };
   for (const spec of [ALPHA, BETA, GAMMA]) {
     world.tokens.deploy(spec, TREASURY, 100_000_000n);
     world.tokens.register(ALICE, spec.contractId);
@@ -62,7 +62,7 @@ function setUp() {
   return { world, amm, genesis, stable: amm.stablePools[0]! };
 }
 
-function seal(world: World): { block: Block; hops: TruthTrade[] } {
+function seal(world: World<Chain, Tokens>): { block: Block; hops: TruthTrade[] } {
   const height = world.chain.height;
   const block = normalizeStreamerMessage(world.chain.seal());
   return { block, hops: (world.trades ?? []).filter((t) => t.height === height && t.dex === 'AmmA') };

@@ -27,7 +27,7 @@ describe('AmmDclA devnet: emergency liquidity removal', () => {
   it("removes a user's whole position, logs emergency_liquidity_removed and credits the refund; the book follows", () => {
     const rng = new Rng('dcl-emergency');
     const chain = new Chain({ seed: 'dcl-emergency', genesisHeight: 1, genesisMs: Date.UTC(2026, 0, 1), blockMs: 1_000, rng });
-    const world: World = { chain, tokens: new Tokens(chain), rng, contracts: C, treasury: TREASURY, wallets: [ALICE], trades: [] };
+    const world: World<Chain, Tokens> = { chain, tokens: new Tokens(chain), rng, contracts: C, treasury: TREASURY, wallets: [ALICE], trades: [] };
     for (const contractId of [X, Y]) {
       world.tokens.deploy({ contractId, symbol: contractId, name: contractId, decimals: 0 }, TREASURY, 10n ** 22n);
       world.tokens.register(ALICE, contractId);

@@ -34,7 +34,7 @@ describe('devnet Launch curve records', () => {
   function setUp() {
     const rng = new Rng('launch-devnet');
     const chain = new Chain({ seed: 'launch-devnet', genesisHeight: 1, genesisMs: Date.UTC(2026, 0, 1), blockMs: 1_000, rng });
-    const world: World = { chain, tokens: new Tokens(chain), rng, contracts: C, treasury: 'treasury.near', wallets: [ALICE], trades: [] };
+    const world: World<Chain, Tokens> = { chain, tokens: new Tokens(chain), rng, contracts: C, treasury: 'treasury.near', wallets: [ALICE], trades: [] };
     world.tokens.deploy({ contractId: C.Wrap, symbol: 'wNEAR', name: 'Wrapped NEAR fungible token', decimals: 24, legacy: true }, world.treasury, 0n);
     world.tokens.register(ALICE, C.Wrap);
     new WrapDevnet().wrap(world, ALICE, 400n * NEAR);

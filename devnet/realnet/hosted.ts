@@ -1,0 +1,307 @@
+// The devnet's models of the contracts whose code is not public (AmmDclA, AmmC, Launch, StakeA-D), hosted on the
+// realnet beside the real ones: each model's account is a `HostedContract` of the chain, its NEAR and storage the
+// chain's, and every token it moves that is not its own (wNEAR, USDt, USDC, REF, RHEA, SLIME, the aidols tokens) is
+// a real NEP-141 contract, moved by the token's own `ft_transfer` / `ft_transfer_call` code. A staked token is its
+// staking contract, so it stays the model's (devnet/tokens.ts on the hosted receipts).
+//
+// Modelled, not nearcore's: the models were written for a chain that runs a transaction whole, so a model's
+// transaction runs to its end in its block (`RealnetChain.transactNow`), real tokens' receipts and callbacks
+// included, before the block's other transactions; a hosted receipt burns a flat gas.
+import type { RawJson } from '../../near/lake-json.ts';
+import type { Action as VmAction } from '../../near/vm/runtime.ts';
+import { MAINNET_CONTRACTS, type DexContracts } from '../../dexes/contracts.ts';
+import { AmmCDevnet } from '../amm-c.ts';
+import { AmmDclADevnet, devnetDclPools } from '../amm-dcl-a.ts';
+import { Panic, Receipt, type Call, type Handler, type ReceiptHost } from '../chain.ts';
+import { AIDOLS, AMM_C_POOLS } from '../devnet.ts';
+import { LaunchDevnet } from '../launch.ts';
+import { Rng } from '../rng.ts';
+import type { RpcViewAnswer } from '../rpc.ts';
+import { StakeADevnet } from '../stake-a.ts';
+import { StakeBDevnet } from '../stake-b.ts';
+import { StakeCDevnet } from '../stake-c.ts';
+import { StakeDDevnet } from '../stake-d.ts';
+import { Tokens, type TokenLedger, type TokenSpec } from '../tokens.ts';
+import type { DevnetDex, ModelChain, TruthTrade, World } from '../world.ts';
+import type { HostedCall, HostedContract, HostedResult, RealnetChain, TxAction } from './chain.ts';
+
+const Y = 10n ** 24n;
+const TGAS = 10n ** 12n;
+/** NEAR each model's account holds when it first appears (it pays unstakes and NEAR swaps out of it). */
+const MODEL_ACCOUNT_NEAR = 10_000_000n * Y;
+const encoder = new TextEncoder();
+
+/** The realnet as the models' chain, and the one `HostedContract` that plays every model's account. */
+class HostedChain implements ModelChain, ReceiptHost, HostedContract {
+  readonly blockMs = 1000;
+  /** The receipt a model's `ft_on_transfer` runs, set while a real token's `ft_transfer_call` to it runs. */
+  onTransfer: { token: string; receiver: string; handler: Handler } | null = null;
+  /** The first model receipt each transaction ran (what `transact` returns). */
+  private readonly first = new Map<string, Receipt>();
+
+  constructor(readonly realnet: RealnetChain) {}
+
+  get height(): number {
+    return this.realnet.height;
+  }
+
+  get timestampMs(): number {
+    return this.realnet.timestampMs;
+  }
+
+  /** An account the models use that does not exist yet is a model's (its contract, its operator, ...). */
+  ensure(id: string): void {
+    if (!this.realnet.hasAccount(id)) this.realnet.host(id, this, MODEL_ACCOUNT_NEAR);
+  }
+
+  /** A transaction run to its end now; `handler` is what the receiver, a model, runs. */
+  now(signerId: string, receiverId: string, actions: TxAction[], handler?: Handler): string {
+    this.ensure(signerId);
+    this.ensure(receiverId);
+    return this.realnet.transactNow(signerId, receiverId, actions, handler);
+  }
+
+  transact(signerId: string, receiverId: string, calls: Call[], handler: Handler): Receipt {
+    const txHash = this.now(signerId, receiverId, calls.map(txAction), handler);
+    const r = this.first.get(txHash);
+    this.first.delete(txHash);
+    if (r === undefined) throw new Error(`realnet: ${receiverId} ran no model receipt for ${calls.map((c) => c.method).join(', ')}`);
+    return r;
+  }
+
+  newReceipt(txHash: string, signerId: string, predecessorId: string, receiverId: string, actions: RawJson[], handler: Handler): Receipt {
+    return new Receipt(this, '', txHash, signerId, predecessorId, receiverId, actions, handler);
+  }
+
+  run({ receipt, balance }: HostedCall): HostedResult {
+    const method = receipt.actions[0]?.kind === 'FunctionCall' ? receipt.actions[0].method : '';
+    const pending = this.onTransfer;
+    const handler =
+      (receipt.handler as Handler | undefined) ??
+      (method === 'ft_on_transfer' && pending !== null && pending.token === receipt.predecessorId && pending.receiver === receipt.receiverId ? pending.handler : undefined);
+    const empty = new Uint8Array(0);
+    if (handler === undefined) return { logs: [], error: `${receipt.receiverId} (modelled) has no method ${method} here`, writes: [], receipts: [], value: empty };
+    const r = new Receipt(this, receipt.id, receipt.txHash, receipt.signerId, receipt.predecessorId, receipt.receiverId, [], handler);
+    if (!this.first.has(receipt.txHash)) this.first.set(receipt.txHash, r);
+    try {
+      const value = handler(r);
+      const receipts = r.created.map((c) => ({ receiverId: c.receiverId, actions: c.actions.map(vmAction), handler: c.handler }));
+      const spent = receipts.reduce((sum, c) => sum + c.actions.reduce((s, a) => s + (a.kind === 'FunctionCall' || a.kind === 'Transfer' ? a.deposit : 0n), 0n), 0n);
+      if (spent > balance) throw new Panic(`The account ${receipt.receiverId} cannot pay ${spent} yoctoNEAR`);
+      const bytes = value === undefined ? empty : encoder.encode(JSON.stringify(typeof value === 'bigint' ? value.toString() : value));
+      return { logs: r.logs, error: null, writes: r.writes, receipts, value: bytes };
+    } catch (error) {
+      if (!(error instanceof Panic)) throw error;
+      const logs = [...r.logs];
+      r.revert();
+      return { logs, error: error.message, writes: [], receipts: [], value: empty };
+    }
+  }
+}
+
+function txAction(call: Call): TxAction {
+  return { kind: 'FunctionCall', method: call.method, args: call.args, deposit: call.deposit ?? 0n, gas: call.gas ?? 30n * TGAS };
+}
+
+/** A model's receipt action (Lake JSON, chain.ts) as the chain runs it. */
+function vmAction(raw: RawJson): VmAction {
+  const a = raw as { FunctionCall?: { method_name: string; args: string; gas: number; deposit: string }; Transfer?: { deposit: string } };
+  if (a.Transfer) return { kind: 'Transfer', deposit: BigInt(a.Transfer.deposit) };
+  const f = a.FunctionCall!;
+  return { kind: 'FunctionCall', method: f.method_name, args: new Uint8Array(Buffer.from(f.args, 'base64')), deposit: BigInt(f.deposit), gas: BigInt(f.gas), gasWeight: 0n };
+}
+
+/**
+ * The tokens as the models see them: real NEP-141 contracts (the market's, and those a model deploys: near-sdk 4.1's
+ * example), run by their own code; a model's own token (`modelled`) is the devnet's `Tokens` on the hosted receipts.
+ */
+class HostedTokens implements TokenLedger {
+  private readonly own: Tokens;
+  private readonly specs = new Map<string, TokenSpec>();
+
+  constructor(
+    private readonly chain: HostedChain,
+    private readonly ftWasm: Uint8Array,
+    /** Tokens that are their model's own contract (the staked tokens). */
+    private readonly modelled: ReadonlySet<string>,
+    real: readonly TokenSpec[],
+  ) {
+    this.own = new Tokens(chain);
+    for (const spec of real) this.specs.set(spec.contractId, spec);
+  }
+
+  private isReal(token: string): boolean {
+    return this.specs.has(token);
+  }
+
+  has(token: string): boolean {
+    return this.isReal(token) || this.own.has(token);
+  }
+
+  spec(token: string): TokenSpec {
+    return this.specs.get(token) ?? this.own.spec(token);
+  }
+
+  balance(token: string, account: string): bigint {
+    if (!this.isReal(token)) return this.own.balance(token, account);
+    return BigInt(this.chain.realnet.view<string>(token, 'ft_balance_of', { account_id: account }));
+  }
+
+  isRegistered(token: string, account: string): boolean {
+    if (!this.isReal(token)) return this.own.isRegistered(token, account);
+    return this.chain.realnet.view<unknown>(token, 'storage_balance_of', { account_id: account }) !== null;
+  }
+
+  deploy(spec: TokenSpec, owner: string, totalSupply: bigint): void {
+    if (this.modelled.has(spec.contractId)) return this.own.deploy(spec, owner, totalSupply);
+    this.chain.ensure(owner);
+    this.chain.realnet.deploy(spec.contractId, this.ftWasm, 100n * Y);
+    this.specs.set(spec.contractId, spec);
+    const metadata = { spec: 'ft-1.0.0', name: spec.name, symbol: spec.symbol, icon: null, reference: null, reference_hash: null, decimals: spec.decimals };
+    this.chain.now(owner, spec.contractId, [{ kind: 'FunctionCall', method: 'new', args: { owner_id: owner, total_supply: totalSupply.toString(), metadata }, gas: 100n * TGAS }]);
+  }
+
+  register(payer: string, token: string, account: string = payer): void {
+    if (!this.isReal(token)) return this.own.register(payer, token, account);
+    this.chain.ensure(account);
+    const args = { account_id: account, registration_only: true };
+    this.chain.now(payer, token, [{ kind: 'FunctionCall', method: 'storage_deposit', args, deposit: Y / 100n, gas: 10n * TGAS }]);
+  }
+
+  transfer(r: Receipt, from: string, to: string, amount: bigint, memo?: string): void {
+    this.own.transfer(r, from, to, amount, memo);
+  }
+
+  mint(r: Receipt, owner: string, amount: bigint, memo?: string): void {
+    this.own.mint(r, owner, amount, memo);
+  }
+
+  burn(r: Receipt, owner: string, amount: bigint, memo?: string): void {
+    this.own.burn(r, owner, amount, memo);
+  }
+
+  send(sender: string, token: string, receiver: string, amount: bigint): void {
+    if (!this.isReal(token)) {
+      this.own.send(sender, token, receiver, amount);
+      return;
+    }
+    this.chain.now(sender, token, [{ kind: 'FunctionCall', method: 'ft_transfer', args: { receiver_id: receiver, amount: amount.toString() }, deposit: 1n, gas: 10n * TGAS }]);
+  }
+
+  payout(r: Receipt, token: string, receiver: string, amount: bigint): void {
+    if (!this.isReal(token)) {
+      this.own.payout(r, token, receiver, amount);
+      return;
+    }
+    r.call(token, { method: 'ft_transfer', args: { receiver_id: receiver, amount: amount.toString() }, deposit: 1n, gas: 10n * TGAS }, () => undefined);
+  }
+
+  transferCall(sender: string, token: string, receiver: string, amount: bigint, msg: string, onTransfer: (r: Receipt) => bigint, gas = 300n * TGAS): void {
+    if (!this.isReal(token)) {
+      this.own.transferCall(sender, token, receiver, amount, msg, onTransfer, gas);
+      return;
+    }
+    const before = this.chain.onTransfer;
+    this.chain.onTransfer = { token, receiver, handler: onTransfer };
+    try {
+      const args = { receiver_id: receiver, amount: amount.toString(), msg };
+      this.chain.now(sender, token, [{ kind: 'FunctionCall', method: 'ft_transfer_call', args, deposit: 1n, gas }]);
+    } finally {
+      this.chain.onTransfer = before;
+    }
+  }
+}
+
+/** The real tokens the models trade, as the market deploys them. */
+export interface HostedTokenIds {
+  wrap: string;
+  usdt: string;
+  usdc: string;
+  ref: string;
+  /** The account holding their supply. */
+  treasury: string;
+}
+
+export interface HostedModelsOptions {
+  seed: string;
+  /** Keep every hop the models executed in `trades` (tests). */
+  recordTrades?: boolean;
+  contracts?: DexContracts;
+}
+
+/** The models' wallets: not the market's actors (so neither sizes its actions off a balance the other moves). */
+const WALLETS = ['erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', 'niaj', 'olivia', 'peggy', 'rupert', 'sybil', 'trent', 'victor', 'walter', 'yolanda'].map((n) => `${n}.near`);
+/** Deploys the models' tokens and seeds their pools. */
+const MODEL_TREASURY = 'dexlake-devnet.near';
+
+/** The models of AmmDclA, AmmC, Launch and StakeA-D on the realnet: set up once, then 0-3 actions a block. */
+export class HostedModels {
+  readonly world: World<HostedChain, HostedTokens>;
+  readonly dexes: DevnetDex[];
+  private readonly real: HostedTokenIds;
+
+  constructor(realnet: RealnetChain, ftWasm: Uint8Array, real: HostedTokenIds, options: HostedModelsOptions) {
+    const contracts = options.contracts ?? MAINNET_CONTRACTS;
+    const chain = new HostedChain(realnet);
+    const decimals = [
+      { contractId: real.wrap, symbol: 'wNEAR', name: 'Wrapped NEAR fungible token', decimals: 24 },
+      { contractId: real.usdt, symbol: 'USDt', name: 'Tether USD', decimals: 6 },
+      { contractId: real.usdc, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
+      { contractId: real.ref, symbol: 'REF', name: 'Ref Finance Token', decimals: 18 },
+    ];
+    const modelled = new Set([contracts.StakeA, contracts.StakeB, contracts.StakeC, contracts.StakeD]);
+    const tokens = new HostedTokens(chain, ftWasm, modelled, decimals);
+    this.real = real;
+    this.world = { chain, tokens, rng: new Rng(`${options.seed}|models`), contracts, treasury: MODEL_TREASURY, wallets: WALLETS, trades: options.recordTrades ? [] : null };
+    this.dexes = [
+      new AmmDclADevnet(devnetDclPools({ wnear: real.wrap, usdt: real.usdt, usdc: real.usdc, ref: real.ref })),
+      new AmmCDevnet(AMM_C_POOLS),
+      new LaunchDevnet(AIDOLS),
+      new StakeADevnet(),
+      new StakeBDevnet(),
+      new StakeCDevnet(),
+      new StakeDDevnet(),
+    ];
+  }
+
+  get trades(): TruthTrade[] {
+    return this.world.trades ?? [];
+  }
+
+  /** The accounts, their tokens (from the market's treasury, wNEAR wrapped), and each model's genesis. */
+  setup(): void {
+    const { chain, tokens, rng } = this.world;
+    const { realnet } = chain;
+    realnet.createAccount(MODEL_TREASURY, 100_000_000n * Y);
+    for (const wallet of WALLETS) realnet.createAccount(wallet, 1_000_000n * Y);
+    const fungible = [this.real.usdt, this.real.usdc, this.real.ref];
+    for (const token of [this.real.wrap, ...fungible]) for (const account of [MODEL_TREASURY, ...WALLETS]) tokens.register(account, token);
+    chain.now(MODEL_TREASURY, this.real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: 5_000_000n * Y, gas: 10n * TGAS }]);
+    for (const token of fungible) tokens.send(this.real.treasury, token, MODEL_TREASURY, 1_000_000_000n * 10n ** BigInt(tokens.spec(token).decimals));
+    for (const dex of this.dexes) dex.genesis(this.world);
+    for (const wallet of WALLETS) {
+      chain.now(wallet, this.real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: rng.bigint(100n, 2_000n) * Y, gas: 10n * TGAS }]);
+      for (const token of fungible) tokens.send(MODEL_TREASURY, token, wallet, rng.bigint(1_000n, 50_000n) * 10n ** BigInt(tokens.spec(token).decimals));
+    }
+  }
+
+  /** 0-3 actions, each on a model picked at random by a wallet picked at random. */
+  act(): void {
+    const { rng, wallets } = this.world;
+    const actions = rng.int(4);
+    for (let i = 0; i < actions; i++) rng.pick(this.dexes).act(this.world, rng.pick(wallets));
+  }
+
+  /** A view of a model's contract, as the model answers it (its `view`, or a modelled token's `ft_metadata`). */
+  view(contractId: string, method: string, args: Record<string, unknown>): RpcViewAnswer | undefined {
+    for (const dex of this.dexes) {
+      const answer = dex.view?.(this.world, contractId, method, args);
+      if (answer !== undefined) return answer;
+    }
+    return undefined;
+  }
+
+  /** The models' account ids, for a caller's reference (each is a hosted account of the chain). */
+  static readonly WALLETS = WALLETS;
+  static readonly TREASURY = MODEL_TREASURY;
+}
