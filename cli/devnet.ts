@@ -55,7 +55,7 @@ function releaseOf(realnet: RealnetOption): string | undefined {
 
 function seededChain(config: Config, realnet: RealnetOption, genesisMs: number | undefined): { next(): RawJson } {
   const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
-  return realnet ? realnetMarket(releaseOf(realnet), { ...options, history: false }) : new Devnet(options);
+  return realnet ? realnetMarket(releaseOf(realnet), { ...options, history: false, models: true }) : new Devnet(options);
 }
 
 export async function devnetExport(config: Config, opts: { blocks: string; out: string; realnet?: RealnetOption }): Promise<void> {

@@ -130,6 +130,11 @@ class HostedTokens implements TokenLedger {
     for (const spec of real) this.specs.set(spec.contractId, spec);
   }
 
+  /** A token that is its model's own contract, deployed. */
+  isModelled(token: string): boolean {
+    return this.own.has(token);
+  }
+
   private isReal(token: string): boolean {
     return this.specs.has(token);
   }
@@ -297,6 +302,12 @@ export class HostedModels {
     for (const dex of this.dexes) {
       const answer = dex.view?.(this.world, contractId, method, args);
       if (answer !== undefined) return answer;
+    }
+    const { tokens } = this.world;
+    if (tokens.isModelled(contractId)) {
+      const spec = tokens.spec(contractId);
+      if (method === 'ft_metadata') return { value: { spec: 'ft-1.0.0', name: spec.name, symbol: spec.symbol, icon: null, reference: null, reference_hash: null, decimals: spec.decimals } };
+      if (method === 'ft_balance_of' && typeof args.account_id === 'string') return { value: tokens.balance(contractId, args.account_id).toString() };
     }
     return undefined;
   }

@@ -44,8 +44,9 @@ export function realnetMarket(release: string | undefined, options: Omit<Realnet
   return new RealnetMarket(marketWasm(ref), { ...rest, byOutput: refHasSwapByOutput(ref), ...hosted });
 }
 
-/** The JSON-RPC of that market (`seed`, `genesisMs`), answering heights up to `final()`; it keeps no history. */
+/** The JSON-RPC of that market with its hosted models, as the realnet source runs it (`seed`, `genesisMs`), answering
+ * heights up to `final()`; it keeps no history. */
 export function realnetRpc(release: string | undefined, options: Pick<RealnetMarketOptions, 'seed' | 'genesisMs'>, final: () => number, viewStateLimitBytes?: number): RealnetRpcChain {
-  const market = () => realnetMarket(release, { ...options, history: false });
+  const market = () => realnetMarket(release, { ...options, history: false, models: true });
   return new RealnetRpcChain({ market, final, ...(viewStateLimitBytes === undefined ? {} : { viewStateLimitBytes }) });
 }

@@ -1,6 +1,7 @@
 // `realnet[:RELEASE]`: the realnet's seeded market (devnet/realnet/market.ts) as a block source: Ref's exchange of
 // that release (default the newest vendored), the intents verifier, wNEAR and the NEP-141 tokens running their own
-// release wasm. Paced and resumed as the devnet is (devnet.ts `chainSource`).
+// release wasm, and the models of the contracts whose code is not public hosted beside them (hosted.ts). Paced and
+// resumed as the devnet is (devnet.ts `chainSource`).
 import { chainSource } from './devnet.ts';
 import type { BlockSource } from './source.ts';
 import { parseRefRelease, realnetMarket } from '../../devnet/realnet/wasm.ts';
@@ -15,6 +16,6 @@ export interface RealnetSourceOptions {
 
 export function realnetSource({ release, seed, speed, genesisMs }: RealnetSourceOptions): BlockSource {
   const ref = parseRefRelease(release);
-  const make = () => realnetMarket(ref, { seed, history: false, ...(genesisMs !== undefined ? { genesisMs } : {}) });
+  const make = () => realnetMarket(ref, { seed, history: false, models: true, ...(genesisMs !== undefined ? { genesisMs } : {}) });
   return chainSource(`realnet:${ref}:${seed}`, make, { speed, genesisMs });
 }

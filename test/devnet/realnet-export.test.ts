@@ -35,7 +35,7 @@ describe('the realnet: same seed, same chain, in every process', () => {
     ]);
     expect(a.size).toBe(2 * BLOCKS);
     expect(b).toEqual(a);
-    const market = realnetMarket(undefined, { seed: 'dexlake' });
+    const market = realnetMarket(undefined, { seed: 'dexlake', models: true });
     for (let i = 0; i < BLOCKS; i++) {
       const { block, shards } = market.next() as { block: { header: { height: number } }; shards: Array<{ shard_id: number }> };
       const dir = String(block.header.height).padStart(12, '0');

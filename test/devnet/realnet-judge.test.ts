@@ -13,18 +13,23 @@
 // - every intents fill (QuoteA) = the verifier's own balance changes: after every block of trading, each trader's and
 //   the solver's `mt_batch_balance_of` moved by exactly the indexed QuoteA hops of that block;
 // - every Wrap hop (the 1:1 conversions) = what wrap.near or the exchange moved: a near_deposit, a near_withdraw, a
-//   plain deposit into the exchange or a withdraw out of it; nothing but AmmA, QuoteA and Wrap trades;
+//   plain deposit into the exchange or a withdraw out of it;
+// - the models hosted beside them (AmmDclA, AmmC, Launch, StakeA-D: devnet/realnet/hosted.ts), whose token moves
+//   the real tokens make: every balance of their wallets and contracts = `ft_balance_of`, every hop = what the model
+//   executed, every pool = the model's reserves; every DEX id trades;
 // - nothing is undecoded.
 import { describe, expect, it } from 'vitest';
 import { INTENTS, LP, MARKET_TOKENS, RealnetMarket, REF, SOLVER, TRADERS, TREASURY, WRAP, type PoolView } from '../../devnet/realnet/market.ts';
-import { marketWasm, REF_RELEASES, refHasSwapByOutput } from '../../devnet/realnet/wasm.ts';
+import { HostedModels } from '../../devnet/realnet/hosted.ts';
+import { realnetMarket, REF_RELEASES, refHasSwapByOutput } from '../../devnet/realnet/wasm.ts';
+import { MAINNET_CONTRACTS as C } from '../../dexes/contracts.ts';
 import { runDexlake } from '../harness/cli.ts';
 import { createMigratedDb } from '../harness/db.ts';
 
 const SEED = 'judge';
 const BLOCKS = 200;
 const TOKENS = [WRAP, ...MARKET_TOKENS.map((t) => t.id)];
-const ACCOUNTS = [REF, INTENTS, LP, ...TRADERS, SOLVER, TREASURY];
+const ACCOUNTS = [REF, INTENTS, LP, ...TRADERS, SOLVER, TREASURY, HostedModels.TREASURY, ...HostedModels.WALLETS, C.AmmDclA, C.AmmC, C.Launch];
 const INTENT_ACCOUNTS = [...TRADERS, SOLVER];
 
 interface Truth {
@@ -38,7 +43,7 @@ interface Truth {
 }
 
 function runMarket(release: (typeof REF_RELEASES)[number]): Truth {
-  const market = new RealnetMarket(marketWasm(release), { seed: SEED, byOutput: refHasSwapByOutput(release) });
+  const market = realnetMarket(release, { seed: SEED, models: true, recordTrades: true });
   const pools = new Map<number, PoolView[]>();
   const balances = new Map<number, Map<string, string>>();
   const intents = new Map<number, Map<string, bigint>>();
@@ -191,7 +196,7 @@ describe.each(REF_RELEASES)(`the contract judges the indexer: Ref %s, ${BLOCKS} 
     // wrap.near's Transfer receipt sent back, less the yocto the call attached), a plain deposit into the exchange (ft_transfer_call, msg "") or a withdraw out of
     // it (the amount asked, which the exchange's ft_transfer paid); nothing else trades on the realnet.
     const dexes = await db.pool.query<{ dex: string }>(`select distinct dex from trade_hops order by dex`);
-    expect(dexes.rows.map((r) => r.dex)).toEqual(['AmmA', 'QuoteA', 'Wrap']);
+    expect(dexes.rows.map((r) => r.dex)).toEqual(['AmmA', 'AmmC', 'AmmDclA', 'Launch', 'QuoteA', 'StakeA', 'StakeB', 'StakeC', 'StakeD', 'Wrap']);
     const wrapRows = await db.pool.query<{ tx_hash: string; block_height: string; amount_in: string; amount_out: string }>(
       `select tx_hash, block_height, amount_in::text, amount_out::text from trade_hops where dex = 'Wrap'`,
     );
@@ -212,6 +217,24 @@ describe.each(REF_RELEASES)(`the contract judges the indexer: Ref %s, ${BLOCKS} 
       kinds[first.method] = (kinds[first.method] ?? 0) + 1;
     }
     expect(Object.keys(kinds).sort()).toEqual(['ft_transfer_call', 'near_deposit', 'near_withdraw', 'withdraw']);
+
+    // The hosted models: every hop is one the model executed (its receipt), every pool is the model's reserves.
+    const models = market.models!;
+    const modelled = models.dexes.map((d) => d.id);
+    const modelHops = await db.pool.query<{ block_height: string; receipt_id: string; dex: string; pool_id: string | null; trader: string; token_in: string; token_out: string; amount_in: string; amount_out: string }>(
+      `select block_height, receipt_id, dex, pool_id, trader, token_in, token_out, amount_in::text, amount_out::text from trade_hops where dex = any($1) order by block_height, receipt_id, index`,
+      [modelled],
+    );
+    const key = (t: { height: number; receiptId: string }) => `${t.height}/${t.receiptId}`;
+    const executed = [...models.trades].sort((a, b) => a.height - b.height || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+    expect(executed.length).toBeGreaterThan(100);
+    expect(modelHops.rows.map((r) => [Number(r.block_height), r.receipt_id, r.dex, r.pool_id, r.trader, r.token_in, r.token_out, r.amount_in, r.amount_out])).toEqual(
+      executed.map((t) => [t.height, t.receiptId, t.dex, t.poolId, t.trader, t.tokenIn, t.tokenOut, String(t.amountIn), String(t.amountOut)]),
+    );
+    for (const dex of models.dexes) {
+      const rows = await db.pool.query<{ pool_id: string; amounts: string[] }>(`select pool_id, amounts::text[] from pools where dex = $1`, [dex.id]);
+      expect(new Map(rows.rows.map((r) => [r.pool_id, r.amounts])), dex.id).toEqual(new Map([...dex.reserves()].map(([id, amounts]) => [id, amounts.map(String)])));
+    }
 
     const undecoded = await db.pool.query(`select dex, kind, reason from undecoded`);
     expect(undecoded.rows).toEqual([]);
