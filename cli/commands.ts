@@ -48,7 +48,7 @@ export async function index(config: Config): Promise<void> {
     const chain = seeded(config.source);
     const genesisMs = chain ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
     if (chain) logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, `${chain} genesis`);
-    const relay = config.source === 'devnet' && config.relayPort ? await startRelay(db, config, logger) : undefined;
+    const relay = chain && config.relayPort ? await startRelay(db, config, logger) : undefined;
     // The devnet's JSON-RPC answers at any height indexed so far.
     let head = (await readCheckpoint(db.kysely))?.height ?? 0;
     const devnetRpc = chain && config.devnetRpcPort ? await startDevnetRpc(config, genesisMs, () => Math.max(head, 1), logger) : undefined;

@@ -110,7 +110,7 @@ export const settings = {
   source: {
     env: 'DEXLAKE_SOURCE',
     flag: '--source',
-    default: 'devnet',
+    default: 'realnet',
     expected: `devnet, realnet[:RELEASE] (RELEASE one of ${REF_RELEASES.join(', ')}), files:PATH, lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL or neardata:mainnet|testnet|URL`,
     description: 'Where the indexer reads blocks from',
     schema: source,
@@ -190,7 +190,7 @@ export const settings = {
     flag: '--relay-port',
     default: '3001',
     expected: 'an integer from 0 to 65535 (0: no relay)',
-    description: 'Port of the local solver relay (JSON-RPC `quote` and `publish_intent` at /rpc, priced from the indexed AmmA pools) that `index` starts with the devnet source, on HOST (0 turns it off)',
+    description: 'Port of the local solver relay (JSON-RPC `quote` and `publish_intent` at /rpc, priced from the indexed AmmA pools) that `index` starts with the realnet or devnet source, on HOST (0 turns it off)',
     schema: port,
   },
   devnetRpcPort: {

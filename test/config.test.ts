@@ -5,7 +5,7 @@ import { ConfigError, configEnv, loadConfig, settings } from '../cli/config.ts';
 describe('config', () => {
   it('has the documented defaults', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', nearNetwork: 'mainnet', dataDir: '.dexlake', logLevel: 'info', source: 'devnet' });
+    expect(config).toMatchObject({ port: 3000, host: '127.0.0.1', nearNetwork: 'mainnet', dataDir: '.dexlake', logLevel: 'info', source: 'realnet' });
     expect(config.databaseUrl).toBeUndefined();
     expect(config.from).toBeUndefined();
   });
