@@ -8,8 +8,9 @@
 //    the simulator alone producing the same blocks as text: the ratio says what indexing costs on top of the
 //    source.
 // 3. The realnet: BENCH_REALNET_BLOCKS blocks of its market on the contracts' own wasm (Ref 1.9.17, the intents
-//    verifier, wNEAR, the NEP-141 builds, run by near/vm), each Ref release producing alone: its rate is what keeps
-//    a chain at one block a second, so the ratio to that bound (1 block/s) is the margin; then its ingest.
+//    verifier, wNEAR, the NEP-141 builds, run by near/vm), each Ref release producing alone, then the newest with
+//    the hosted models (as `npm start` runs it): its rate is what keeps a chain at one block a second, so the ratio
+//    to that bound (1 block/s) is the margin; then its ingest, models included.
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -116,9 +117,11 @@ async function devnetRun(): Promise<void> {
 }
 
 async function realnetRun(): Promise<void> {
-  for (const release of REF_RELEASES) {
-    // As the source runs it: no history kept (`executed` holds the last block's receipts).
-    const market = realnetMarket(release, { seed: 'dexlake', history: false });
+  // Each release's market alone, then the newest with the hosted models, as the source runs it (no history kept:
+  // `executed` holds the last block's receipts).
+  const runs = [...REF_RELEASES.map((release) => ({ release, models: false })), { release: REF_RELEASES.at(-1)!, models: true }];
+  for (const { release, models } of runs) {
+    const market = realnetMarket(release, { seed: 'dexlake', history: false, models });
     const started = performance.now();
     let receipts = 0;
     for (let i = 0; i < REALNET_BLOCKS; i++) {
@@ -127,7 +130,7 @@ async function realnetRun(): Promise<void> {
     }
     const s = (performance.now() - started) / 1000;
     console.log(
-      `realnet  Ref ${release.padEnd(6)} produces ${(REALNET_BLOCKS / s).toFixed(0)} blocks/s  (${receipts} receipts in ${REALNET_BLOCKS} blocks, ${(receipts / s).toFixed(0)}/s); ratio to real time (1 block/s) ${(REALNET_BLOCKS / s).toFixed(0)}`,
+      `realnet  Ref ${release.padEnd(6)}${models ? ' + hosted models' : ''} produces ${(REALNET_BLOCKS / s).toFixed(0)} blocks/s  (${receipts} receipts in ${REALNET_BLOCKS} blocks, ${(receipts / s).toFixed(0)}/s); ratio to real time (1 block/s) ${(REALNET_BLOCKS / s).toFixed(0)}`,
     );
   }
   const db = await freshDb();
@@ -135,7 +138,7 @@ async function realnetRun(): Promise<void> {
     const started = performance.now();
     const result = await ingest({ db, source: realnetSource({ seed: 'dexlake', speed: 0 }), to: REALNET_BLOCKS, signal: never });
     const ingestS = (performance.now() - started) / 1000;
-    console.log(`realnet  ingest ${result.blocks} blocks  ${result.events} events  in ${ingestS.toFixed(2)} s: ${(result.blocks / ingestS).toFixed(0)} blocks/s (produced and indexed)`);
+    console.log(`realnet  ingest (with the hosted models, as npm start) ${result.blocks} blocks  ${result.events} events  in ${ingestS.toFixed(2)} s: ${(result.blocks / ingestS).toFixed(0)} blocks/s (produced and indexed)`);
   } finally {
     await db.close();
   }

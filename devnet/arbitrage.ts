@@ -4,12 +4,12 @@
 // and AmmC whose price strays more than 1% from the market's is traded back to it, through the DEX's own swap.
 //
 // The market's prices (USD per whole token) start at the genesis pools' prices; NEAR's takes a small seeded step each
-// block. Its generator is its own, so the users' actions are drawn as before.
+// block. Its generator is its own, so the users' actions are drawn as before. On the realnet (realnet/hosted.ts) the
+// market's prices are Ref's pools' instead (`prices`), and only AmmC's pools are kept in line with them.
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
 import type { AmmADevnet } from './amm-a.ts';
 import type { AmmCDevnet } from './amm-c.ts';
 import { Rng } from './rng.ts';
-import type { WrapDevnet } from './wrap.ts';
 import type { World } from './world.ts';
 
 export const ARBITRAGEUR = 'arbitrage.devnet.near';
@@ -28,6 +28,16 @@ export interface ArbitragePool {
   amounts: readonly bigint[];
 }
 
+/** What the arbitrage trades through: AmmA's and AmmC's pools, a way to wrap NEAR, and where the prices come from. */
+export interface ArbitrageMarket {
+  wrap(world: World, account: string, amount: bigint): void;
+  ammA?: AmmADevnet;
+  ammC: AmmCDevnet;
+  /** The market's prices now, USD per whole token (asked at genesis and each step); none: the prices given at
+   * construction, NEAR's walking a seeded step a block. */
+  prices?(world: World): Record<string, number>;
+}
+
 export class Arbitrage {
   private readonly rng: Rng;
   /** USD per whole token, by token id (`near` and wNEAR share NEAR's). */
@@ -35,7 +45,7 @@ export class Arbitrage {
 
   constructor(
     seed: string,
-    private readonly dexes: { wrap: WrapDevnet; ammA: AmmADevnet; ammC: AmmCDevnet },
+    private readonly dexes: ArbitrageMarket,
     prices: Record<string, number>,
   ) {
     this.rng = new Rng(`${seed}|arbitrage`);
@@ -51,7 +61,7 @@ export class Arbitrage {
   pools(): ArbitragePool[] {
     const { ammA, ammC } = this.dexes;
     const pools: ArbitragePool[] = [];
-    for (const p of ammA.pools) pools.push({ dex: 'AmmA', id: String(p.poolId), tokens: [p.tokens[0]!, p.tokens[1]!], amounts: p.amounts });
+    for (const p of ammA?.pools ?? []) pools.push({ dex: 'AmmA', id: String(p.poolId), tokens: [p.tokens[0]!, p.tokens[1]!], amounts: p.amounts });
     for (const p of ammC.pools) {
       if (p.state.poolType === 'launch') continue;
       pools.push({ dex: 'AmmC', id: String(p.id), tokens: [p.state.tokens[0]!, p.state.tokens[1]!], amounts: p.state.amounts });
@@ -69,7 +79,8 @@ export class Arbitrage {
   /** Once, after the DEXes' genesis: the arbitrageur's NEAR wrapped, its tokens from the treasury, its AmmC account. */
   genesis(world: World): void {
     const { tokens, treasury, contracts } = world;
-    this.dexes.wrap.wrap(world, ARBITRAGEUR, 1_000_000n * 10n ** 24n);
+    for (const [token, usd] of Object.entries(this.dexes.prices?.(world) ?? {})) this.usd.set(token, usd);
+    this.dexes.wrap(world, ARBITRAGEUR, 1_000_000n * 10n ** 24n);
     for (const token of this.usd.keys()) {
       if (token === NEAR_TOKEN_ID || token === contracts.Wrap) continue;
       if (!tokens.isRegistered(token, ARBITRAGEUR)) tokens.register(ARBITRAGEUR, token);
@@ -80,12 +91,16 @@ export class Arbitrage {
     this.dexes.ammC.register(world, ARBITRAGEUR);
   }
 
-  /** After a block's user actions: NEAR's market price steps, then each pool out of line is traded back. */
+  /** After a block's user actions: the market's prices move, then each pool out of line is traded back. */
   step(world: World): void {
-    const step = 1 + NEAR_STEP * ((this.rng.next() / 2 ** 32) * 2 - 1);
-    const nearUsd = this.usd.get(NEAR_TOKEN_ID)! * step;
-    this.usd.set(NEAR_TOKEN_ID, nearUsd);
-    this.usd.set(world.contracts.Wrap, nearUsd);
+    if (this.dexes.prices) {
+      for (const [token, usd] of Object.entries(this.dexes.prices(world))) this.usd.set(token, usd);
+    } else {
+      const step = 1 + NEAR_STEP * ((this.rng.next() / 2 ** 32) * 2 - 1);
+      const nearUsd = this.usd.get(NEAR_TOKEN_ID)! * step;
+      this.usd.set(NEAR_TOKEN_ID, nearUsd);
+      this.usd.set(world.contracts.Wrap, nearUsd);
+    }
     for (const pool of this.pools()) {
       if (Math.abs(this.ratio(world, pool) - 1) > ARBITRAGE_THRESHOLD) this.arbitrage(world, pool);
     }
@@ -106,8 +121,8 @@ export class Arbitrage {
     const amountIn = wanted < balance ? wanted : balance;
     if (amountIn < 2n) return;
     if (pool.dex === 'AmmA') {
-      const state = this.dexes.ammA.pools.find((p) => String(p.poolId) === pool.id)!;
-      this.dexes.ammA.swap(world, ARBITRAGEUR, [{ pool: state, tokenIn, tokenOut }], amountIn, 1n);
+      const state = this.dexes.ammA!.pools.find((p) => String(p.poolId) === pool.id)!;
+      this.dexes.ammA!.swap(world, ARBITRAGEUR, [{ pool: state, tokenIn, tokenOut }], amountIn, 1n);
     } else {
       const state = this.dexes.ammC.pools.find((p) => String(p.id) === pool.id)!;
       if (tokenOut !== NEAR_TOKEN_ID && !world.tokens.isRegistered(tokenOut, ARBITRAGEUR)) world.tokens.register(ARBITRAGEUR, tokenOut);

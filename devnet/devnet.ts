@@ -104,7 +104,7 @@ export class Devnet {
     const ammC = new AmmCDevnet(AMM_C_POOLS);
     // The market's prices are the genesis pools' prices: NEAR $5, REF 0.02 NEAR, AURORA 0.025 NEAR.
     const prices = { near: 5, [wnear]: 5, [USDT]: 1, [USDC]: 1, [REF]: 0.1, [AURORA]: 0.125 };
-    this.arbitrage = options.arbitrage === false ? null : new Arbitrage(seed, { wrap, ammA, ammC }, prices);
+    this.arbitrage = options.arbitrage === false ? null : new Arbitrage(seed, { wrap: (world, account, amount) => wrap.wrap(world, account, amount), ammA, ammC }, prices);
     this.dexes = [
       wrap,
       ammA,

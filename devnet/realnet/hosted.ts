@@ -13,7 +13,8 @@ import { MAINNET_CONTRACTS, type DexContracts } from '../../dexes/contracts.ts';
 import { AmmCDevnet } from '../amm-c.ts';
 import { AmmDclADevnet, devnetDclPools } from '../amm-dcl-a.ts';
 import { Panic, Receipt, type Call, type Handler, type ReceiptHost } from '../chain.ts';
-import { AIDOLS, AMM_C_POOLS } from '../devnet.ts';
+import { Arbitrage } from '../arbitrage.ts';
+import { AIDOLS, AMM_C_POOLS, unknownFormatLines } from '../devnet.ts';
 import { LaunchDevnet } from '../launch.ts';
 import { Rng } from '../rng.ts';
 import type { RpcViewAnswer } from '../rpc.ts';
@@ -38,6 +39,8 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
   onTransfer: { token: string; receiver: string; handler: Handler } | null = null;
   /** The first model receipt each transaction ran (what `transact` returns). */
   private readonly first = new Map<string, Receipt>();
+  /** Now and then a model's successful receipt logs one more line, in a format no decoder knows (see `HostedModels`). */
+  trickle: { rng: Rng; lines: Map<string, string[]> } | null = null;
 
   constructor(readonly realnet: RealnetChain) {}
 
@@ -89,6 +92,8 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
       const spent = receipts.reduce((sum, c) => sum + c.actions.reduce((s, a) => s + (a.kind === 'FunctionCall' || a.kind === 'Transfer' ? a.deposit : 0n), 0n), 0n);
       if (spent > balance) throw new Panic(`The account ${receipt.receiverId} cannot pay ${spent} yoctoNEAR`);
       const bytes = value === undefined ? empty : encoder.encode(JSON.stringify(typeof value === 'bigint' ? value.toString() : value));
+      const unknown = this.trickle?.lines.get(receipt.receiverId);
+      if (unknown !== undefined && this.trickle!.rng.chance(1 / 40)) r.log(this.trickle!.rng.pick(unknown));
       return { logs: r.logs, error: null, writes: r.writes, receipts, value: bytes };
     } catch (error) {
       if (!(error instanceof Panic)) throw error;
@@ -217,20 +222,24 @@ class HostedTokens implements TokenLedger {
   }
 }
 
-/** The real tokens the models trade, as the market deploys them. */
-export interface HostedTokenIds {
+/** The real tokens the models trade, as the market deploys them, and the market's prices. */
+export interface HostedMarket {
   wrap: string;
   usdt: string;
   usdc: string;
   ref: string;
   /** The account holding their supply. */
   treasury: string;
+  /** USD per whole token now, as Ref's pools price them: what the arbitrage keeps AmmC's pools at. */
+  prices(): Record<string, number>;
 }
 
 export interface HostedModelsOptions {
   seed: string;
   /** Keep every hop the models executed in `trades` (tests). */
   recordTrades?: boolean;
+  /** The trickle of lines in unknown formats on the models' receipts (default on; the judge turns it off). */
+  trickle?: boolean;
   contracts?: DexContracts;
 }
 
@@ -239,13 +248,20 @@ const WALLETS = ['erin', 'frank', 'grace', 'heidi', 'ivan', 'judy', 'mallory', '
 /** Deploys the models' tokens and seeds their pools. */
 const MODEL_TREASURY = 'dexlake-devnet.near';
 
-/** The models of AmmDclA, AmmC, Launch and StakeA-D on the realnet: set up once, then 0-3 actions a block. */
+/**
+ * The models of AmmDclA, AmmC, Launch and StakeA-D on the realnet: set up once, then 0-3 actions a block, then the
+ * arbitrage trader (devnet/arbitrage.ts) bringing AmmC's constant-product pools back to Ref's prices when they stray
+ * more than 1%. About one successful model receipt in 40 logs a line in a format no decoder knows (the formats of
+ * `unknownFormatLines` for the modelled contracts), so the undecoded path runs on the default chain; the real
+ * contracts' logs are never touched.
+ */
 export class HostedModels {
   readonly world: World<HostedChain, HostedTokens>;
   readonly dexes: DevnetDex[];
-  private readonly real: HostedTokenIds;
+  readonly arbitrage: Arbitrage;
+  private readonly real: HostedMarket;
 
-  constructor(realnet: RealnetChain, ftWasm: Uint8Array, real: HostedTokenIds, options: HostedModelsOptions) {
+  constructor(realnet: RealnetChain, ftWasm: Uint8Array, real: HostedMarket, options: HostedModelsOptions) {
     const contracts = options.contracts ?? MAINNET_CONTRACTS;
     const chain = new HostedChain(realnet);
     const decimals = [
@@ -258,15 +274,30 @@ export class HostedModels {
     const tokens = new HostedTokens(chain, ftWasm, modelled, decimals);
     this.real = real;
     this.world = { chain, tokens, rng: new Rng(`${options.seed}|models`), contracts, treasury: MODEL_TREASURY, wallets: WALLETS, trades: options.recordTrades ? [] : null };
+    const ammC = new AmmCDevnet(AMM_C_POOLS);
     this.dexes = [
       new AmmDclADevnet(devnetDclPools({ wnear: real.wrap, usdt: real.usdt, usdc: real.usdc, ref: real.ref })),
-      new AmmCDevnet(AMM_C_POOLS),
+      ammC,
       new LaunchDevnet(AIDOLS),
       new StakeADevnet(),
       new StakeBDevnet(),
       new StakeCDevnet(),
       new StakeDDevnet(),
     ];
+    const wrap = (world: World, account: string, amount: bigint) => {
+      chain.ensure(account);
+      // Registered first: wrap.near's `near_deposit` charges an unregistered account its storage (0.00125 NEAR) out
+      // of the deposit, and logs only what it wrapped.
+      if (!tokens.isRegistered(real.wrap, account)) tokens.register(account, real.wrap);
+      chain.now(account, real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: amount, gas: 10n * TGAS }]);
+    };
+    this.arbitrage = new Arbitrage(options.seed, { wrap, ammC, prices: () => real.prices() }, {});
+    if (options.trickle ?? true) {
+      const modelled = new Set(this.dexes.map((d) => contracts[d.id as keyof DexContracts]));
+      const lines = new Map<string, string[]>();
+      for (const { contractId, line } of unknownFormatLines(contracts)) if (modelled.has(contractId)) lines.set(contractId, [...(lines.get(contractId) ?? []), line]);
+      chain.trickle = { rng: new Rng(`${options.seed}|unknown-formats`), lines };
+    }
   }
 
   get trades(): TruthTrade[] {
@@ -288,6 +319,7 @@ export class HostedModels {
       chain.now(wallet, this.real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: rng.bigint(100n, 2_000n) * Y, gas: 10n * TGAS }]);
       for (const token of fungible) tokens.send(MODEL_TREASURY, token, wallet, rng.bigint(1_000n, 50_000n) * 10n ** BigInt(tokens.spec(token).decimals));
     }
+    this.arbitrage.genesis(this.world);
   }
 
   /** 0-3 actions, each on a model picked at random by a wallet picked at random. */
@@ -295,6 +327,7 @@ export class HostedModels {
     const { rng, wallets } = this.world;
     const actions = rng.int(4);
     for (let i = 0; i < actions; i++) rng.pick(this.dexes).act(this.world, rng.pick(wallets));
+    this.arbitrage.step(this.world);
   }
 
   /** A view of a model's contract, as the model answers it (its `view`, or a modelled token's `ft_metadata`). */

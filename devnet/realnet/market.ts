@@ -74,6 +74,18 @@ function unitsOf(token: string, usd: number): bigint {
   return (cents * 10n ** BigInt(DECIMALS[token]!)) / 1_000_000n;
 }
 
+/** USD per whole token as Ref's setup pools price them now: wNEAR (and NEAR) from wNEAR/USDt, REF from REF/wNEAR, USDt
+ * and USDC at $1. What the hosted models' arbitrage keeps AmmC's pools at (hosted.ts). */
+export function refPrices(chain: RealnetChain): Record<string, number> {
+  const whole = (poolId: number, token: string): number => {
+    const view = chain.view<PoolView>(REF, 'get_pool', { pool_id: poolId });
+    return Number(view.amounts[view.token_account_ids.indexOf(token)]!) / 10 ** DECIMALS[token]!;
+  };
+  const nearUsd = whole(0, USDT) / whole(0, WRAP);
+  const refUsd = (whole(3, WRAP) / whole(3, REF_TOKEN)) * nearUsd;
+  return { near: nearUsd, [WRAP]: nearUsd, [USDT]: 1, [USDC]: 1, [REF_TOKEN]: refUsd };
+}
+
 /** One intents fill: the trader's and the solver's signed `token_diff` intents, settled by `execute_intents`. */
 export interface IntentsSwap {
   txHash: string;

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { RealnetChain } from './chain.ts';
 import { HostedModels } from './hosted.ts';
-import { RealnetMarket, REF_TOKEN, TREASURY, USDC, USDT, WRAP, type RealnetMarketOptions } from './market.ts';
+import { RealnetMarket, REF_TOKEN, refPrices, TREASURY, USDC, USDT, WRAP, type RealnetMarketOptions } from './market.ts';
 import { RealnetRpcChain } from './rpc.ts';
 
 import { parseRefRelease, refHasSwapByOutput, type RefRelease } from './releases.ts';
@@ -34,13 +34,17 @@ export const marketWasm = (release: RefRelease) => ({
 
 /**
  * The realnet's seeded market on Ref `release` (default the newest), swaps by output where the release has them;
- * with `models`, the models of the contracts whose code is not public hosted beside it (hosted.ts).
+ * with `models`, the models of the contracts whose code is not public hosted beside it (hosted.ts; `recordTrades`
+ * keeps their hops, `trickle: false` leaves out their lines in unknown formats).
  */
-export function realnetMarket(release: string | undefined, options: Omit<RealnetMarketOptions, 'byOutput' | 'models'> & { models?: boolean; recordTrades?: boolean } = {}): RealnetMarket {
+export function realnetMarket(release: string | undefined, options: Omit<RealnetMarketOptions, 'byOutput' | 'models'> & { models?: boolean; recordTrades?: boolean; trickle?: boolean } = {}): RealnetMarket {
   const ref = parseRefRelease(release);
-  const { models, recordTrades, ...rest } = options;
+  const { models, recordTrades, trickle, ...rest } = options;
   const seed = rest.seed ?? 'realnet';
-  const hosted = models ? { models: (chain: RealnetChain) => new HostedModels(chain, vendoredWasm('fungible_token_sdk4.1'), { wrap: WRAP, usdt: USDT, usdc: USDC, ref: REF_TOKEN, treasury: TREASURY }, { seed, ...(recordTrades ? { recordTrades } : {}) }) } : {};
+  const market = { wrap: WRAP, usdt: USDT, usdc: USDC, ref: REF_TOKEN, treasury: TREASURY };
+  const hosted = models
+    ? { models: (chain: RealnetChain) => new HostedModels(chain, vendoredWasm('fungible_token_sdk4.1'), { ...market, prices: () => refPrices(chain) }, { seed, ...(recordTrades ? { recordTrades } : {}), ...(trickle === false ? { trickle } : {}) }) }
+    : {};
   return new RealnetMarket(marketWasm(ref), { ...rest, byOutput: refHasSwapByOutput(ref), ...hosted });
 }
 
