@@ -238,8 +238,10 @@ export interface HostedModelsOptions {
   seed: string;
   /** Keep every hop the models executed in `trades` (tests). */
   recordTrades?: boolean;
-  /** The trickle of lines in unknown formats on the models' receipts (default on; the judge turns it off). */
+  /** The trickle of lines in unknown formats on the models' receipts (default on). */
   trickle?: boolean;
+  /** The arbitrage trader (default on). */
+  arbitrage?: boolean;
   contracts?: DexContracts;
 }
 
@@ -258,7 +260,7 @@ const MODEL_TREASURY = 'dexlake-devnet.near';
 export class HostedModels {
   readonly world: World<HostedChain, HostedTokens>;
   readonly dexes: DevnetDex[];
-  readonly arbitrage: Arbitrage;
+  readonly arbitrage: Arbitrage | null;
   private readonly real: HostedMarket;
 
   constructor(realnet: RealnetChain, ftWasm: Uint8Array, real: HostedMarket, options: HostedModelsOptions) {
@@ -291,7 +293,7 @@ export class HostedModels {
       if (!tokens.isRegistered(real.wrap, account)) tokens.register(account, real.wrap);
       chain.now(account, real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: amount, gas: 10n * TGAS }]);
     };
-    this.arbitrage = new Arbitrage(options.seed, { wrap, ammC, prices: () => real.prices() }, {});
+    this.arbitrage = options.arbitrage === false ? null : new Arbitrage(options.seed, { wrap, ammC, prices: () => real.prices() }, {});
     if (options.trickle ?? true) {
       const modelled = new Set(this.dexes.map((d) => contracts[d.id as keyof DexContracts]));
       const lines = new Map<string, string[]>();
@@ -319,7 +321,7 @@ export class HostedModels {
       chain.now(wallet, this.real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: rng.bigint(100n, 2_000n) * Y, gas: 10n * TGAS }]);
       for (const token of fungible) tokens.send(MODEL_TREASURY, token, wallet, rng.bigint(1_000n, 50_000n) * 10n ** BigInt(tokens.spec(token).decimals));
     }
-    this.arbitrage.genesis(this.world);
+    this.arbitrage?.genesis(this.world);
   }
 
   /** 0-3 actions, each on a model picked at random by a wallet picked at random. */
@@ -327,7 +329,7 @@ export class HostedModels {
     const { rng, wallets } = this.world;
     const actions = rng.int(4);
     for (let i = 0; i < actions; i++) rng.pick(this.dexes).act(this.world, rng.pick(wallets));
-    this.arbitrage.step(this.world);
+    this.arbitrage?.step(this.world);
   }
 
   /** A view of a model's contract, as the model answers it (its `view`, or a modelled token's `ft_metadata`). */

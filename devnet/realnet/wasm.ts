@@ -35,15 +35,15 @@ export const marketWasm = (release: RefRelease) => ({
 /**
  * The realnet's seeded market on Ref `release` (default the newest), swaps by output where the release has them;
  * with `models`, the models of the contracts whose code is not public hosted beside it (hosted.ts; `recordTrades`
- * keeps their hops, `trickle: false` leaves out their lines in unknown formats).
+ * keeps their hops, `trickle: false` leaves out their lines in unknown formats, `arbitrage: false` the arbitrage trader).
  */
-export function realnetMarket(release: string | undefined, options: Omit<RealnetMarketOptions, 'byOutput' | 'models'> & { models?: boolean; recordTrades?: boolean; trickle?: boolean } = {}): RealnetMarket {
+export function realnetMarket(release: string | undefined, options: Omit<RealnetMarketOptions, 'byOutput' | 'models'> & { models?: boolean; recordTrades?: boolean; trickle?: boolean; arbitrage?: boolean } = {}): RealnetMarket {
   const ref = parseRefRelease(release);
-  const { models, recordTrades, trickle, ...rest } = options;
+  const { models, recordTrades, trickle, arbitrage, ...rest } = options;
   const seed = rest.seed ?? 'realnet';
   const market = { wrap: WRAP, usdt: USDT, usdc: USDC, ref: REF_TOKEN, treasury: TREASURY };
   const hosted = models
-    ? { models: (chain: RealnetChain) => new HostedModels(chain, vendoredWasm('fungible_token_sdk4.1'), { ...market, prices: () => refPrices(chain) }, { seed, ...(recordTrades ? { recordTrades } : {}), ...(trickle === false ? { trickle } : {}) }) }
+    ? { models: (chain: RealnetChain) => new HostedModels(chain, vendoredWasm('fungible_token_sdk4.1'), { ...market, prices: () => refPrices(chain) }, { seed, ...(recordTrades ? { recordTrades } : {}), ...(trickle === false ? { trickle } : {}), ...(arbitrage === false ? { arbitrage } : {}) }) }
     : {};
   return new RealnetMarket(marketWasm(ref), { ...rest, byOutput: refHasSwapByOutput(ref), ...hosted });
 }
