@@ -425,6 +425,8 @@ export class RealnetChain {
     // Sent to the next block before anything this block's receipts send there.
     for (const receipt of later) this.send(receipt, height + 1);
     for (const receipt of toRun) this.run(receipt);
+    // Without history, `executed` holds this block's receipts only (none when it ran none).
+    if (!this.history && this.executed.length > 0 && this.executed[0]!.height !== height) this.executed.length = 0;
     const { transactions, outcomes, changes } = this.building;
     this.building = { transactions: [], outcomes: [], changes: [] };
     changes.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : a.seq - b.seq));

@@ -57,17 +57,19 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
     if (!this.realnet.hasAccount(id)) this.realnet.host(id, this, MODEL_ACCOUNT_NEAR);
   }
 
-  /** A transaction run to its end now; `handler` is what the receiver, a model, runs. */
-  now(signerId: string, receiverId: string, actions: TxAction[], handler?: Handler): string {
+  /** A transaction run to its end now; `handler` is what the receiver, a model, runs. Returns the first model
+   * receipt it ran, if any. */
+  now(signerId: string, receiverId: string, actions: TxAction[], handler?: Handler): Receipt | undefined {
     this.ensure(signerId);
     this.ensure(receiverId);
-    return this.realnet.transactNow(signerId, receiverId, actions, handler);
+    const txHash = this.realnet.transactNow(signerId, receiverId, actions, handler);
+    const first = this.first.get(txHash);
+    this.first.delete(txHash);
+    return first;
   }
 
   transact(signerId: string, receiverId: string, calls: Call[], handler: Handler): Receipt {
-    const txHash = this.now(signerId, receiverId, calls.map(txAction), handler);
-    const r = this.first.get(txHash);
-    this.first.delete(txHash);
+    const r = this.now(signerId, receiverId, calls.map(txAction), handler);
     if (r === undefined) throw new Error(`realnet: ${receiverId} ran no model receipt for ${calls.map((c) => c.method).join(', ')}`);
     return r;
   }
