@@ -43,7 +43,11 @@ export interface SignedIntents {
  * nonce is accepted once); `deadline` is an RFC 3339 time.
  */
 export function signIntents(key: ActorKey, signerId: string, verifierId: string, intents: unknown[], deadline: string, nonceText: string): SignedIntents {
-  const message = JSON.stringify({ signer_id: signerId, deadline, intents });
+  return signMessage(key, JSON.stringify({ signer_id: signerId, deadline, intents }), verifierId, nonceText);
+}
+
+/** A NEP-413 message text (a route's `message_to_sign`, say) signed for `verifierId`, as `signIntents` signs. */
+export function signMessage(key: ActorKey, message: string, verifierId: string, nonceText: string): SignedIntents {
   const nonce = createHash('sha256').update(nonceText).digest();
   const tag = Buffer.alloc(4);
   tag.writeUInt32LE(NEP413_TAG);

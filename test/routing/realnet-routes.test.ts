@@ -8,7 +8,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../api/server.ts';
-import { MARKET_TOKENS, RealnetMarket, REF, TRADERS, WRAP } from '../../devnet/realnet/market.ts';
+import { INTENTS, MARKET_TOKENS, RealnetMarket, REF, SOLVER, TRADERS, USDT, WRAP } from '../../devnet/realnet/market.ts';
+import { actorKey, signIntents, signMessage } from '../../devnet/realnet/intents.ts';
+import { startSolverRelay } from '../../devnet/relay.ts';
+import type { Db } from '../../db/connect.ts';
 import type { TxAction } from '../../devnet/realnet/chain.ts';
 import { marketWasm } from '../../devnet/realnet/wasm.ts';
 import type { RawJson } from '../../near/lake-json.ts';
@@ -31,6 +34,16 @@ function atHead(blocks: RawJson[]): RealnetMarket {
   while (market.chain.height <= HEAD) blocks.push(market.chain.produceBlock());
   if (market.chain.pendingReceipts() > 0) throw new Error('receipts still in flight at the head');
   return market;
+}
+
+/** The realnet's blocks indexed into a fresh database: the api's view of the head. */
+async function indexed(blocks: RawJson[]): Promise<Db> {
+  const db = await createMigratedDb();
+  const source = rawSource('realnet-routes', false, async function* () {
+    for (const m of blocks) yield { kind: 'message', height: (m.block as { header: { height: number } }).header.height, body: Buffer.from(JSON.stringify(m)) };
+  });
+  await ingest({ db, source, signal: new AbortController().signal });
+  return db;
 }
 
 /** The account of a quote's `nep141:` output. */
@@ -75,11 +88,7 @@ describe("AmmA quotes on the realnet's live state, executed on the realnet (Ref 
   beforeAll(async () => {
     const blocks: RawJson[] = [];
     head = atHead(blocks);
-    const db = await createMigratedDb();
-    const source = rawSource('realnet-routes', false, async function* () {
-      for (const m of blocks) yield { kind: 'message', height: (m.block as { header: { height: number } }).header.height, body: Buffer.from(JSON.stringify(m)) };
-    });
-    await ingest({ db, source, signal: new AbortController().signal });
+    const db = await indexed(blocks);
     app = await buildServer({ db, logLevel: 'silent' });
     await app.ready();
     for (const tokenIn of TOKENS) {
@@ -142,5 +151,82 @@ describe("AmmA quotes on the realnet's live state, executed on the realnet (Ref 
     restore();
     console.log(`realnet routes, every pool moved 0.1% first: ${JSON.stringify(verdicts)}`);
     expect(verdicts.ok).toBeGreaterThan(quotes.length / 2);
+  });
+});
+
+// QuoteA on the realnet: GET /route asks the local solver relay (devnet/relay.ts, priced from the indexed AmmA pools)
+// for a firm quote; the trader runs the route's transactions (the deposit into `intents.near`) and signs its
+// `message_to_sign` with its own ed25519 key; the solver signs the opposite `token_diff` and submits both through the
+// verifier's `execute_intents` (defuse 0.2.10, its own code checking both signatures). The quote settles exactly: the
+// trader's intents balance of the input is back where it was, and the route's `ft_withdraw` pays the trader the
+// quoted output through the output token's own `ft_transfer`.
+describe("QuoteA quotes from the relay over the realnet's indexed pools, settled by the real verifier", () => {
+  let head: RealnetMarket;
+  const quotes: Array<{ pair: string; quote: Quote }> = [];
+
+  beforeAll(async () => {
+    const blocks: RawJson[] = [];
+    head = atHead(blocks);
+    const db = await indexed(blocks);
+    const relay = await startSolverRelay({ db, host: '127.0.0.1', port: 0 });
+    const app = await buildServer({ db, logLevel: 'silent', quoteRelayUrl: relay.url });
+    try {
+      for (const [tokenIn, tokenOut] of [[USDT, WRAP], [WRAP, USDT], [WRAP, MARKET_TOKENS[2]!.id]] as const) {
+        const held = BigInt(head.chain.view<string>(tokenIn, 'ft_balance_of', { account_id: TRADER }));
+        const res = await getRoute(app, { token_in: tokenIn, token_out: tokenOut, amount_in: String(held / 1000n), max_wait_ms: '2000', slippage_type: 'Fixed', slippage: String(SLIPPAGE), dexes: 'QuoteA', trader_account_id: TRADER });
+        expect(res.status, res.body).toBe(200);
+        const quote = res.json().find((q) => q.dex_id === 'QuoteA');
+        if (quote !== undefined) quotes.push({ pair: `${tokenIn} -> ${tokenOut}`, quote });
+      }
+    } finally {
+      await app.close();
+      await relay.close();
+    }
+  }, 300_000);
+
+  it('quotes every pair asked, and each settles exactly through execute_intents', () => {
+    expect(quotes.map((q) => q.pair)).toEqual([`${USDT} -> ${WRAP}`, `${WRAP} -> ${USDT}`, `${WRAP} -> ${MARKET_TOKENS[2]!.id}`]);
+    const { chain } = head;
+    const restore = chain.save();
+    const intentsOf = (token: string) => BigInt(chain.view<string>(INTENTS, 'mt_balance_of', { account_id: TRADER, token_id: `nep141:${token}` }));
+    for (const { pair, quote } of quotes) {
+      restore();
+      const { IntentsQuote: signed } = quote.execution_instructions.find((s) => 'IntentsQuote' in s) as unknown as { IntentsQuote: { message_to_sign: string; quote_hash: string } };
+      const message = JSON.parse(signed.message_to_sign) as { deadline: string; intents: Array<{ intent: string; diff?: Record<string, string> }> };
+      const diff = message.intents.find((i) => i.intent === 'token_diff')!.diff!;
+      const [assetIn, assetOut] = Object.keys(diff).sort((a, b) => (diff[a]!.startsWith('-') ? -1 : diff[b]!.startsWith('-') ? 1 : 0));
+      const [tokenIn, tokenOut] = [assetIn!.replace(/^nep141:/, ''), assetOut!.replace(/^nep141:/, '')];
+      const [amountIn, amountOut] = [-BigInt(diff[assetIn!]!), BigInt(diff[assetOut!]!)];
+      expect([amountIn, amountOut], pair).toEqual([BigInt(quote.estimated_amount.amount_in ?? amountIn), BigInt(quote.estimated_amount.amount_out!)]);
+      const before = intentsOf(tokenIn);
+      // The route's transactions: the output's storage if needed, and the deposit into the verifier.
+      const from = chain.executed.length;
+      for (const step of quote.execution_instructions) {
+        const tx = step.NearTransaction;
+        if (tx === undefined) continue;
+        const actions: TxAction[] = tx.actions.map(({ FunctionCall: c }) => ({ kind: 'FunctionCall', method: c.method_name, args: new Uint8Array(Buffer.from(c.args, 'base64')), gas: BigInt(c.gas), deposit: BigInt(c.deposit) }));
+        chain.submit(TRADER, tx.receiver_id, actions);
+      }
+      do chain.produceBlock();
+      while (chain.pendingReceipts() > 0);
+      expect(intentsOf(tokenIn) - before, pair).toBe(amountIn);
+      // The trader's signature over the route's message; the solver's over the opposite diff; the solver submits.
+      const user = signMessage(actorKey(SEED, TRADER), signed.message_to_sign, INTENTS, `${signed.quote_hash}|user`);
+      const solver = signIntents(actorKey(SEED, SOLVER), SOLVER, INTENTS, [{ intent: 'token_diff', diff: { [assetIn!]: String(amountIn), [assetOut!]: `-${amountOut}` } }], message.deadline, `${signed.quote_hash}|solver`);
+      chain.call(SOLVER, INTENTS, 'execute_intents', { signed: [user, solver] }, 0n, 300n * 10n ** 12n);
+      do chain.produceBlock();
+      while (chain.pendingReceipts() > 0);
+      const ran = chain.executed.slice(from);
+      expect(ran.filter((r) => 'Failure' in r.status).map((r) => `${r.receipt.receiverId}: ${JSON.stringify(r.status)}`), pair).toEqual([]);
+      expect(intentsOf(tokenIn), pair).toBe(before);
+      const withdrawn = ran.flatMap((r) => {
+        const a = r.receipt.actions[0];
+        if (r.receipt.predecessorId !== INTENTS || r.receipt.receiverId !== tokenOut || a?.kind !== 'FunctionCall' || a.method !== 'ft_transfer') return [];
+        const args = JSON.parse(new TextDecoder().decode(a.args)) as { receiver_id: string; amount: string };
+        return args.receiver_id === TRADER ? [BigInt(args.amount)] : [];
+      });
+      expect(withdrawn, pair).toEqual([amountOut]);
+    }
+    restore();
   });
 });
