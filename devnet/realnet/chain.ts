@@ -505,24 +505,7 @@ export class RealnetChain {
           if (w.value === null) hosted.storage.delete(key);
           else hosted.storage.set(key, w.value);
         }
-        for (const r of out.receipts) {
-          vmReceipts.push({
-            r: {
-              id: '',
-              txHash: receipt.txHash,
-              signerId: receipt.signerId,
-              signerPublicKey: receipt.signerPublicKey,
-              predecessorId: receipt.receiverId,
-              receiverId: r.receiverId,
-              actions: r.actions,
-              inputDataIds: [],
-              outputs: [],
-              createdAt: height,
-              ...(r.handler === undefined ? {} : { handler: r.handler }),
-            },
-            dependsOn: [],
-          });
-        }
+        for (const r of out.receipts) vmReceipts.push({ r: createdBy(receipt, r, height), dependsOn: [] });
         returnValue = out.value;
       }
     }
@@ -569,24 +552,7 @@ export class RealnetChain {
       }
       for (const c of out.storageChanges) writes.set(Buffer.from(c.key).toString('latin1'), c.value);
       const offset = vmReceipts.length;
-      for (const r of out.receipts) {
-        vmReceipts.push({
-          r: {
-            id: '',
-            txHash: receipt.txHash,
-            signerId: receipt.signerId,
-            signerPublicKey: receipt.signerPublicKey,
-            predecessorId: receipt.receiverId,
-            receiverId: r.receiverId,
-            actions: r.actions,
-            inputDataIds: [],
-            outputs: [],
-            ...(r.refundTo === undefined ? {} : { refundTo: r.refundTo }),
-            createdAt: height,
-          },
-          dependsOn: r.dependsOn.map((d) => d + offset),
-        });
-      }
+      for (const r of out.receipts) vmReceipts.push({ r: createdBy(receipt, r, height), dependsOn: r.dependsOn.map((d) => d + offset) });
       returnValue = out.returnValue ?? new Uint8Array(0);
       returnPromise = out.returnPromise === undefined ? undefined : out.returnPromise + offset;
     });
@@ -675,6 +641,24 @@ export class RealnetChain {
     this.executed.push({ receipt, height, status, logs, calls, created, gasBurnt, promiseResults });
     return { raw, changes };
   }
+}
+
+/** A receipt that `parent`'s execution in block `height` created (its id and data links are set once it succeeds). */
+function createdBy(parent: ChainReceipt, r: { receiverId: string; actions: VmAction[]; refundTo?: string; handler?: unknown }, height: number): ChainReceipt {
+  return {
+    id: '',
+    txHash: parent.txHash,
+    signerId: parent.signerId,
+    signerPublicKey: parent.signerPublicKey,
+    predecessorId: parent.receiverId,
+    receiverId: r.receiverId,
+    actions: r.actions,
+    inputDataIds: [],
+    outputs: [],
+    ...(r.refundTo === undefined ? {} : { refundTo: r.refundTo }),
+    createdAt: height,
+    ...(r.handler === undefined ? {} : { handler: r.handler }),
+  };
 }
 
 /** Gas a transaction's conversion burns: the new receipt's and its actions' send fees (sir when signer = receiver). */

@@ -36,14 +36,34 @@ function atHead(blocks: RawJson[]): RealnetMarket {
   return market;
 }
 
-/** The realnet's blocks indexed into a fresh database: the api's view of the head. */
-async function indexed(blocks: RawJson[]): Promise<Db> {
-  const db = await createMigratedDb();
-  const source = rawSource('realnet-routes', false, async function* () {
-    for (const m of blocks) yield { kind: 'message', height: (m.block as { header: { height: number } }).header.height, body: Buffer.from(JSON.stringify(m)) };
-  });
-  await ingest({ db, source, signal: new AbortController().signal });
-  return db;
+let indexed: Promise<{ head: RealnetMarket; db: Db }> | undefined;
+
+/** The realnet at HEAD, and its blocks indexed into a database (the api's view of the head), made once for the file:
+ * each test puts the chain back as it found it (`save`). */
+function indexedHead(): Promise<{ head: RealnetMarket; db: Db }> {
+  indexed ??= (async () => {
+    const blocks: RawJson[] = [];
+    const head = atHead(blocks);
+    const db = await createMigratedDb();
+    const source = rawSource('realnet-routes', false, async function* () {
+      for (const m of blocks) yield { kind: 'message', height: (m.block as { header: { height: number } }).header.height, body: Buffer.from(JSON.stringify(m)) };
+    });
+    await ingest({ db, source, signal: new AbortController().signal });
+    return { head, db };
+  })();
+  return indexed;
+}
+
+/** A route's NEAR transactions, signed by TRADER in the block being built; their hashes. */
+function submitRoute(market: RealnetMarket, quote: Quote): Set<string> {
+  const hashes = new Set<string>();
+  for (const step of quote.execution_instructions) {
+    const tx = step.NearTransaction;
+    if (tx === undefined) continue;
+    const actions: TxAction[] = tx.actions.map(({ FunctionCall: c }) => ({ kind: 'FunctionCall', method: c.method_name, args: new Uint8Array(Buffer.from(c.args, 'base64')), gas: BigInt(c.gas), deposit: BigInt(c.deposit) }));
+    hashes.add(market.chain.submit(TRADER, tx.receiver_id, actions));
+  }
+  return hashes;
 }
 
 /** The account of a quote's `nep141:` output. */
@@ -59,13 +79,8 @@ interface Ran {
 function execute(market: RealnetMarket, quote: Quote, before: () => void = () => {}): Ran {
   const { chain } = market;
   before();
-  const hashes = new Set<string>();
-  for (const step of quote.execution_instructions) {
-    const tx = step.NearTransaction;
-    if (tx === undefined) throw new Error(`not a NEAR transaction: ${JSON.stringify(step)}`);
-    const actions: TxAction[] = tx.actions.map(({ FunctionCall: c }) => ({ kind: 'FunctionCall', method: c.method_name, args: new Uint8Array(Buffer.from(c.args, 'base64')), gas: BigInt(c.gas), deposit: BigInt(c.deposit) }));
-    hashes.add(chain.submit(TRADER, tx.receiver_id, actions));
-  }
+  if (quote.execution_instructions.some((s) => s.NearTransaction === undefined)) throw new Error(`not only NEAR transactions: ${JSON.stringify(quote.execution_instructions)}`);
+  const hashes = submitRoute(market, quote);
   const from = chain.executed.length;
   do chain.produceBlock();
   while (chain.pendingReceipts() > 0);
@@ -86,10 +101,9 @@ describe("AmmA quotes on the realnet's live state, executed on the realnet (Ref 
   const quotes: Array<{ pair: string; quote: Quote }> = [];
 
   beforeAll(async () => {
-    const blocks: RawJson[] = [];
-    head = atHead(blocks);
-    const db = await indexed(blocks);
-    app = await buildServer({ db, logLevel: 'silent' });
+    const made = await indexedHead();
+    head = made.head;
+    app = await buildServer({ db: made.db, logLevel: 'silent' });
     await app.ready();
     for (const tokenIn of TOKENS) {
       for (const tokenOut of TOKENS) {
@@ -165,11 +179,10 @@ describe("QuoteA quotes from the relay over the realnet's indexed pools, settled
   const quotes: Array<{ pair: string; quote: Quote }> = [];
 
   beforeAll(async () => {
-    const blocks: RawJson[] = [];
-    head = atHead(blocks);
-    const db = await indexed(blocks);
-    const relay = await startSolverRelay({ db, host: '127.0.0.1', port: 0 });
-    const app = await buildServer({ db, logLevel: 'silent', quoteRelayUrl: relay.url });
+    const made = await indexedHead();
+    head = made.head;
+    const relay = await startSolverRelay({ db: made.db, host: '127.0.0.1', port: 0 });
+    const app = await buildServer({ db: made.db, logLevel: 'silent', quoteRelayUrl: relay.url });
     try {
       for (const [tokenIn, tokenOut] of [[USDT, WRAP], [WRAP, USDT], [WRAP, MARKET_TOKENS[2]!.id]] as const) {
         const held = BigInt(head.chain.view<string>(tokenIn, 'ft_balance_of', { account_id: TRADER }));
@@ -201,12 +214,7 @@ describe("QuoteA quotes from the relay over the realnet's indexed pools, settled
       const before = intentsOf(tokenIn);
       // The route's transactions: the output's storage if needed, and the deposit into the verifier.
       const from = chain.executed.length;
-      for (const step of quote.execution_instructions) {
-        const tx = step.NearTransaction;
-        if (tx === undefined) continue;
-        const actions: TxAction[] = tx.actions.map(({ FunctionCall: c }) => ({ kind: 'FunctionCall', method: c.method_name, args: new Uint8Array(Buffer.from(c.args, 'base64')), gas: BigInt(c.gas), deposit: BigInt(c.deposit) }));
-        chain.submit(TRADER, tx.receiver_id, actions);
-      }
+      submitRoute(head, quote);
       do chain.produceBlock();
       while (chain.pendingReceipts() > 0);
       expect(intentsOf(tokenIn) - before, pair).toBe(amountIn);
