@@ -13,8 +13,17 @@ const SEED = 'realnet-bootstrap';
 const H = 80;
 const N = 140;
 
-/** The realnet's first N blocks, made once, as a block source over any range of them; its JSON-RPC replays it. */
+const made = new Map<string, SeededChain>();
+
+/** The realnet's first N blocks, made once a release, as a block source over any range of them; its JSON-RPC
+ * replays it. */
 function realnet(release: (typeof REF_RELEASES)[number]): SeededChain {
+  const chain = made.get(release) ?? madeChain(release);
+  made.set(release, chain);
+  return chain;
+}
+
+function madeChain(release: (typeof REF_RELEASES)[number]): SeededChain {
   const market = realnetMarket(release, { seed: SEED, history: false, models: true });
   const blocks = Array.from({ length: N }, () => JSON.stringify(market.next()));
   return {
