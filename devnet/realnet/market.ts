@@ -74,11 +74,11 @@ function unitsOf(token: string, usd: number): bigint {
   return (cents * 10n ** BigInt(DECIMALS[token]!)) / 1_000_000n;
 }
 
-/** USD per whole token as Ref's setup pools price them now: wNEAR (and NEAR) from wNEAR/USDt, REF from REF/wNEAR, USDt
- * and USDC at $1. What the hosted models' arbitrage keeps AmmC's pools at (hosted.ts). */
-export function refPrices(chain: RealnetChain): Record<string, number> {
+/** USD per whole token as Ref's setup pools (`pools`, by id) price them: wNEAR (and NEAR) from wNEAR/USDt, REF from
+ * REF/wNEAR, USDt and USDC at $1. What the hosted models' arbitrage keeps AmmC's pools at (hosted.ts). */
+export function refPrices(pools: readonly PoolView[]): Record<string, number> {
   const whole = (poolId: number, token: string): number => {
-    const view = chain.view<PoolView>(REF, 'get_pool', { pool_id: poolId });
+    const view = pools[poolId]!;
     return Number(view.amounts[view.token_account_ids.indexOf(token)]!) / 10 ** DECIMALS[token]!;
   };
   const nearUsd = whole(0, USDT) / whole(0, WRAP);
@@ -197,9 +197,14 @@ export class RealnetMarket {
     return this.views.get(key) as T;
   }
 
+  /** Every pool's view now (`get_pools`: one run of the exchange for all of them; index = pool id). */
   pools(): PoolView[] {
-    const n = this.view<number>(REF, 'get_number_of_pools');
-    return Array.from({ length: n }, (_, id) => this.view<PoolView>(REF, 'get_pool', { pool_id: id }));
+    return this.view<PoolView[]>(REF, 'get_pools', { from_index: 0, limit: 1000 });
+  }
+
+  /** USD per whole token as Ref's pools price them now (`refPrices`). */
+  prices(): Record<string, number> {
+    return refPrices(this.pools());
   }
 
   private balance(token: string, account: string): bigint {

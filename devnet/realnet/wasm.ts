@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import type { RealnetChain } from './chain.ts';
 import { HostedModels } from './hosted.ts';
-import { RealnetMarket, REF_TOKEN, refPrices, TREASURY, USDC, USDT, WRAP, type RealnetMarketOptions } from './market.ts';
+import { RealnetMarket, REF_TOKEN, TREASURY, USDC, USDT, WRAP, type RealnetMarketOptions } from './market.ts';
 import { RealnetRpcChain } from './rpc.ts';
 
 import { parseRefRelease, refHasSwapByOutput, type RefRelease } from './releases.ts';
@@ -41,11 +41,14 @@ export function realnetMarket(release: string | undefined, options: Omit<Realnet
   const ref = parseRefRelease(release);
   const { models, recordTrades, trickle, arbitrage, ...rest } = options;
   const seed = rest.seed ?? 'realnet';
-  const market = { wrap: WRAP, usdt: USDT, usdc: USDC, ref: REF_TOKEN, treasury: TREASURY };
+  const tokens = { wrap: WRAP, usdt: USDT, usdc: USDC, ref: REF_TOKEN, treasury: TREASURY };
+  // The models ask the market's prices once it runs (they are made in its constructor).
+  let market: RealnetMarket | undefined;
   const hosted = models
-    ? { models: (chain: RealnetChain) => new HostedModels(chain, vendoredWasm('fungible_token_sdk4.1'), { ...market, prices: () => refPrices(chain) }, { seed, ...(recordTrades ? { recordTrades } : {}), ...(trickle === false ? { trickle } : {}), ...(arbitrage === false ? { arbitrage } : {}) }) }
+    ? { models: (chain: RealnetChain) => new HostedModels(chain, vendoredWasm('fungible_token_sdk4.1'), { ...tokens, prices: () => market!.prices() }, { seed, ...(recordTrades ? { recordTrades } : {}), ...(trickle === false ? { trickle } : {}), ...(arbitrage === false ? { arbitrage } : {}) }) }
     : {};
-  return new RealnetMarket(marketWasm(ref), { ...rest, byOutput: refHasSwapByOutput(ref), ...hosted });
+  market = new RealnetMarket(marketWasm(ref), { ...rest, byOutput: refHasSwapByOutput(ref), ...hosted });
+  return market;
 }
 
 /** The JSON-RPC of that market with its hosted models, as the realnet source runs it (`seed`, `genesisMs`), answering

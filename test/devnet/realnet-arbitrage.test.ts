@@ -5,7 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ARBITRAGE_THRESHOLD, ARBITRAGEUR } from '../../devnet/arbitrage.ts';
 import { AmmCDevnet } from '../../devnet/amm-c.ts';
-import { refPrices, USDT, type RealnetMarket } from '../../devnet/realnet/market.ts';
+import { USDT, type RealnetMarket } from '../../devnet/realnet/market.ts';
 import { realnetMarket } from '../../devnet/realnet/wasm.ts';
 import { NEAR_TOKEN_ID } from '../../near/token-id.ts';
 
@@ -16,7 +16,7 @@ function nearGap(market: RealnetMarket): number {
   const ammC = market.models!.dexes.find((d): d is AmmCDevnet => d instanceof AmmCDevnet)!;
   const pool = ammC.pools.find((p) => p.state.tokens[0] === NEAR_TOKEN_ID && p.state.tokens[1] === USDT)!;
   const ammCNear = Number(pool.state.amounts[1]!) / 1e6 / (Number(pool.state.amounts[0]!) / 1e24);
-  return Math.abs(ammCNear / refPrices(market.chain).near! - 1);
+  return Math.abs(ammCNear / market.prices().near! - 1);
 }
 
 interface Run {
@@ -62,7 +62,7 @@ describe(`the arbitrage trader on the realnet (${BLOCKS} blocks)`, () => {
     expect(hops.length).toBeGreaterThan(10);
     expect(new Set(hops.map((t) => t.dex))).toEqual(new Set(['AmmC']));
     // The prices it keeps are Ref's, which moved from the setup's $5.
-    expect(arbitrage.price('near')).toBe(refPrices(market.chain).near);
+    expect(arbitrage.price('near')).toBe(market.prices().near);
     expect(arbitrage.price('near')).not.toBeCloseTo(5, 3);
   });
 

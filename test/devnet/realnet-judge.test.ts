@@ -53,7 +53,9 @@ function runMarket(release: (typeof REF_RELEASES)[number]): Truth {
     const height = market.chain.height;
     market.next();
     if (!market.chain.hasContract(REF) || i < 1) continue;
-    pools.set(height, market.pools());
+    // The exchange's own `get_pool` of every pool (the market itself reads them all at once, `get_pools`).
+    const count = market.chain.view<number>(REF, 'get_number_of_pools');
+    pools.set(height, Array.from({ length: count }, (_, id) => market.chain.view<PoolView>(REF, 'get_pool', { pool_id: id })));
     const own = new Map<string, string>();
     for (const token of TOKENS) for (const account of ACCOUNTS) own.set(`${token} ${account}`, market.chain.view<string>(token, 'ft_balance_of', { account_id: account }));
     balances.set(height, own);
