@@ -52,7 +52,7 @@ import {
   type DclPoolRecord,
   type DclSwap,
 } from './amm-dcl-a-math.ts';
-import { Panic, type Receipt } from './chain.ts';
+import { Panic, type Handler, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { ONE_YOCTO } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
@@ -441,6 +441,25 @@ export class AmmDclADevnet implements DevnetDex {
     const msg = JSON.stringify({ Swap: { pool_ids: poolIds, output_token: outputToken, min_output_amount: String(minOut), skip_unwrap_near: true } });
     const gas = 50n * TGAS + 50n * TGAS * BigInt(poolIds.length);
     world.tokens.transferCall(trader, tokenIn, world.contracts.AmmDclA, amountIn, msg, (r) => this.onSwap(world, r, trader, poolIds, tokenIn, amountIn, outputToken, minOut), gas);
+  }
+
+  /** A user's `ft_on_transfer` (a route's swap: `{"Swap": {pool_ids, output_token, min_output_amount}}`), the token
+   * being the predecessor; deposits and `SwapByOutput` are not taken this way. */
+  entry(world: World, contractId: string, method: string, args: Record<string, unknown>, predecessorId: string): Handler | undefined {
+    if (contractId !== world.contracts.AmmDclA || method !== 'ft_on_transfer' || typeof args.msg !== 'string') return undefined;
+    let msg: { Swap?: { pool_ids?: unknown; output_token?: unknown; min_output_amount?: unknown } };
+    try {
+      msg = JSON.parse(args.msg) as typeof msg;
+    } catch {
+      return undefined;
+    }
+    const swap = msg.Swap;
+    if (swap === undefined || !Array.isArray(swap.pool_ids) || typeof swap.output_token !== 'string' || typeof args.sender_id !== 'string' || typeof args.amount !== 'string') return undefined;
+    const { sender_id: trader, amount } = args;
+    const poolIds = swap.pool_ids.map(String);
+    const outputToken = swap.output_token;
+    const minOut = BigInt(String(swap.min_output_amount ?? '0'));
+    return (r) => this.onSwap(world, r, trader, poolIds, predecessorId, BigInt(amount), outputToken, minOut);
   }
 
   // ---- inside the contract's receipts ----

@@ -62,4 +62,7 @@ export interface DevnetDex {
   /** A view call of one of its contracts, answered from its state now as the real contract's view would (the devnet's
    * JSON-RPC, devnet-rpc.ts); undefined for an account that is not its own. */
   view?(world: World, contractId: string, method: string, args: Record<string, unknown>): RpcViewAnswer | undefined;
+  /** What a receipt a user sent to one of its contracts runs (a route's transaction, on the realnet hosting it), by
+   * method and arguments; undefined for a call the model does not take that way. */
+  entry?(world: World, contractId: string, method: string, args: Record<string, unknown>, predecessorId: string): Handler | undefined;
 }

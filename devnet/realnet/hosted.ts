@@ -24,7 +24,7 @@ import { StakeCDevnet } from '../stake-c.ts';
 import { StakeDDevnet } from '../stake-d.ts';
 import { Tokens, type TokenLedger, type TokenSpec } from '../tokens.ts';
 import type { DevnetDex, ModelChain, TruthTrade, World } from '../world.ts';
-import type { HostedCall, HostedContract, HostedResult, RealnetChain, TxAction } from './chain.ts';
+import type { ChainReceipt, HostedCall, HostedContract, HostedResult, RealnetChain, TxAction } from './chain.ts';
 
 const Y = 10n ** 24n;
 const TGAS = 10n ** 12n;
@@ -39,6 +39,8 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
   onTransfer: { token: string; receiver: string; handler: Handler } | null = null;
   /** The first model receipt each transaction ran (what `transact` returns). */
   private readonly first = new Map<string, Receipt>();
+  /** What a receipt without a handler of its own runs (a user's call to a model's contract), if the model takes it. */
+  entry: ((receipt: ChainReceipt, method: string, args: Record<string, unknown>) => Handler | undefined) | null = null;
   /** Now and then a model's successful receipt logs one more line, in a format no decoder knows (see `HostedModels`). */
   trickle: { rng: Rng; lines: Map<string, string[]> } | null = null;
 
@@ -83,7 +85,8 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
     const pending = this.onTransfer;
     const handler =
       (receipt.handler as Handler | undefined) ??
-      (method === 'ft_on_transfer' && pending !== null && pending.token === receipt.predecessorId && pending.receiver === receipt.receiverId ? pending.handler : undefined);
+      (method === 'ft_on_transfer' && pending !== null && pending.token === receipt.predecessorId && pending.receiver === receipt.receiverId ? pending.handler : undefined) ??
+      this.entry?.(receipt, method, callArgs(receipt));
     const empty = new Uint8Array(0);
     if (handler === undefined) return { logs: [], error: `${receipt.receiverId} (modelled) has no method ${method} here`, writes: [], receipts: [], value: empty };
     const r = new Receipt(this, receipt.id, receipt.txHash, receipt.signerId, receipt.predecessorId, receipt.receiverId, [], handler);
@@ -103,6 +106,18 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
       r.revert();
       return { logs, error: error.message, writes: [], receipts: [], value: empty };
     }
+  }
+}
+
+/** A receipt's first call's JSON arguments (none, or not an object: {}). */
+function callArgs(receipt: ChainReceipt): Record<string, unknown> {
+  const a = receipt.actions[0];
+  if (a?.kind !== 'FunctionCall') return {};
+  try {
+    const args = JSON.parse(new TextDecoder().decode(a.args)) as unknown;
+    return args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }
 
@@ -296,6 +311,13 @@ export class HostedModels {
       chain.now(account, real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: amount, gas: 10n * TGAS }]);
     };
     this.arbitrage = options.arbitrage === false ? null : new Arbitrage(options.seed, { wrap, ammC, prices: () => real.prices() }, {});
+    chain.entry = (receipt, method, args) => {
+      for (const dex of this.dexes) {
+        const handler = dex.entry?.(this.world, receipt.receiverId, method, args, receipt.predecessorId);
+        if (handler !== undefined) return handler;
+      }
+      return undefined;
+    };
     if (options.trickle ?? true) {
       const modelled = new Set(this.dexes.map((d) => contracts[d.id as keyof DexContracts]));
       const lines = new Map<string, string[]>();

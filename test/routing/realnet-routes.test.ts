@@ -13,7 +13,9 @@ import { actorKey, signIntents, signMessage } from '../../devnet/realnet/intents
 import { startSolverRelay } from '../../devnet/relay.ts';
 import type { Db } from '../../db/connect.ts';
 import type { TxAction } from '../../devnet/realnet/chain.ts';
-import { marketWasm } from '../../devnet/realnet/wasm.ts';
+import { realnetMarket } from '../../devnet/realnet/wasm.ts';
+import { AmmDclADevnet } from '../../devnet/amm-dcl-a.ts';
+import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import type { RawJson } from '../../near/lake-json.ts';
 import { ingest } from '../../indexer/pipeline.ts';
 import { rawSource } from '../../indexer/sources/raw.ts';
@@ -28,10 +30,10 @@ const SLIPPAGE = 0.005;
 
 /** The realnet at HEAD, and its blocks: the market trades until ten blocks before, then its receipts in flight
  * settle, so the head is the state the quotes meet (the moves below are the market moving). */
-function atHead(blocks: RawJson[]): RealnetMarket {
-  const market = new RealnetMarket(marketWasm('1.9.17'), { seed: SEED, byOutput: true });
-  while (market.chain.height <= HEAD - 10) blocks.push(market.next());
-  while (market.chain.height <= HEAD) blocks.push(market.chain.produceBlock());
+function atHead(blocks: RawJson[], models = false, head = HEAD): RealnetMarket {
+  const market = realnetMarket('1.9.17', { seed: SEED, models });
+  while (market.chain.height <= head - 10) blocks.push(market.next());
+  while (market.chain.height <= head) blocks.push(market.chain.produceBlock());
   if (market.chain.pendingReceipts() > 0) throw new Error('receipts still in flight at the head');
   return market;
 }
@@ -75,8 +77,9 @@ interface Ran {
   paid: Map<string, bigint>;
 }
 
-/** The quote's transactions, signed by TRADER in the block being built after `before`'s, run until every receipt has. */
-function execute(market: RealnetMarket, quote: Quote, before: () => void = () => {}): Ran {
+/** The quote's transactions, signed by TRADER in the block being built after `before`'s, run until every receipt has;
+ * `payer` is the DEX contract whose `ft_transfer`s to the trader are its payout. */
+function execute(market: RealnetMarket, quote: Quote, before: () => void = () => {}, payer = REF): Ran {
   const { chain } = market;
   before();
   if (quote.execution_instructions.some((s) => s.NearTransaction === undefined)) throw new Error(`not only NEAR transactions: ${JSON.stringify(quote.execution_instructions)}`);
@@ -88,7 +91,7 @@ function execute(market: RealnetMarket, quote: Quote, before: () => void = () =>
   const paid = new Map<string, bigint>();
   for (const r of mine) {
     const a = r.receipt.actions[0];
-    if (r.receipt.predecessorId !== REF || a?.kind !== 'FunctionCall' || a.method !== 'ft_transfer' || 'Failure' in r.status) continue;
+    if (r.receipt.predecessorId !== payer || a?.kind !== 'FunctionCall' || a.method !== 'ft_transfer' || 'Failure' in r.status) continue;
     const args = JSON.parse(new TextDecoder().decode(a.args)) as { receiver_id: string; amount: string };
     if (args.receiver_id === TRADER) paid.set(r.receipt.receiverId, (paid.get(r.receipt.receiverId) ?? 0n) + BigInt(args.amount));
   }
@@ -237,4 +240,85 @@ describe("QuoteA quotes from the relay over the realnet's indexed pools, settled
     }
     restore();
   });
+});
+
+// AmmDclA, a hosted model (its code is not public: devnet/amm-dcl-a.ts, written from the contract's source), on the
+// realnet: a route's `ft_transfer_call` goes through the real token to the model's `ft_on_transfer`, taken by method
+// (`entry`), and the model's payout is the real token's `ft_transfer`. Each quote runs on a fresh copy of the head
+// (the model's state is its own, so the chain's `save` cannot put it back): it pays exactly its estimate there, and
+// at least its worst case once another trader's swap has moved its pools 0.1% against it in the same block.
+describe("AmmDclA quotes (hosted model) on the realnet's live state, executed on the realnet", () => {
+  const DCL = MAINNET_CONTRACTS.AmmDclA;
+  // The models trade from about block 8: a head at 60 has their pools moved, and a fresh copy costs about a second.
+  const DCL_HEAD = 60;
+  const fresh = () => atHead([], true, DCL_HEAD);
+  const quotes: Array<{ pair: string; quote: Quote }> = [];
+
+  beforeAll(async () => {
+    const blocks: RawJson[] = [];
+    const head = atHead(blocks, true, DCL_HEAD);
+    const db = await createMigratedDb();
+    const source = rawSource('realnet-routes-dcl', false, async function* () {
+      for (const m of blocks) yield { kind: 'message', height: (m.block as { header: { height: number } }).header.height, body: Buffer.from(JSON.stringify(m)) };
+    });
+    await ingest({ db, source, signal: new AbortController().signal });
+    const app = await buildServer({ db, logLevel: 'silent' });
+    try {
+      for (const tokenIn of TOKENS) {
+        for (const tokenOut of TOKENS) {
+          if (tokenIn === tokenOut) continue;
+          const held = BigInt(head.chain.view<string>(tokenIn, 'ft_balance_of', { account_id: TRADER }));
+          const res = await getRoute(app, { token_in: tokenIn, token_out: tokenOut, amount_in: String(held / 1000n), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: String(SLIPPAGE), dexes: 'AmmDclA', trader_account_id: TRADER });
+          expect(res.status, res.body).toBe(200);
+          const quote = res.json().find((q) => q.dex_id === 'AmmDclA');
+          if (quote !== undefined) quotes.push({ pair: `${tokenIn} -> ${tokenOut}`, quote });
+        }
+      }
+    } finally {
+      await app.close();
+    }
+  }, 300_000);
+
+  /** The hops of a DCL quote's swap message: its pools and the token each takes. */
+  const hopsOf = (quote: Quote): Array<{ poolId: string; tokenIn: string }> => {
+    const call = quote.execution_instructions.flatMap((s) => s.NearTransaction?.actions ?? []).map((a) => JSON.parse(Buffer.from(a.FunctionCall.args, 'base64').toString()) as { msg?: string }).find((a) => a.msg);
+    const swap = (JSON.parse(call!.msg!) as { Swap: { pool_ids: string[] } }).Swap;
+    let token = quote.execution_instructions.flatMap((s) => (s.NearTransaction?.actions.some((a) => a.FunctionCall.method_name === 'ft_transfer_call') ? [s.NearTransaction.receiver_id] : []))[0]!;
+    return swap.pool_ids.map((poolId) => {
+      const hop = { poolId, tokenIn: token };
+      const [x, y] = poolId.split('|');
+      token = token === x ? y! : x!;
+      return hop;
+    });
+  };
+
+  it('quotes pairs of the DCL pools, each paying exactly its estimate on a fresh head, and at least its worst case with its pools moved 0.1% first', () => {
+    expect(quotes.length).toBeGreaterThanOrEqual(4);
+    const verdicts: Record<string, number> = {};
+    for (const { pair, quote } of quotes) {
+      const exact = execute(fresh(), quote, () => {}, DCL);
+      expect(exact.failures, pair).toEqual([]);
+      expect([...exact.paid], pair).toEqual([[outputOf(quote), BigInt(quote.estimated_amount.amount_out!)]]);
+
+      const market = fresh();
+      const dcl = market.models!.dexes.find((d): d is AmmDclADevnet => d instanceof AmmDclADevnet)!;
+      const moved = execute(market, quote, () => {
+        for (const hop of hopsOf(quote)) {
+          // About 0.1% of the price: a swap of 0.05% of the pool's reserve of the hop's input, by another trader.
+          const pool = dcl.reserves().get(hop.poolId)!;
+          const amount = pool[hop.poolId.split('|').indexOf(hop.tokenIn)]! / 2000n;
+          const tokenOut = hop.poolId.split('|').find((t) => t !== hop.tokenIn && !/^\d+$/.test(t))!;
+          const msg = JSON.stringify({ Swap: { pool_ids: [hop.poolId], output_token: tokenOut, min_output_amount: '0', skip_unwrap_near: true } });
+          market.chain.call(MOVER, hop.tokenIn, 'ft_transfer_call', { receiver_id: DCL, amount: String(amount), msg }, 1n, 200n * 10n ** 12n);
+        }
+      }, DCL);
+      const refused = moved.failures.length > 0;
+      for (const f of moved.failures) expect(f, pair).toMatch(/slippage/);
+      if (!refused) expect(moved.paid.get(outputOf(quote))! >= BigInt(quote.worst_case_amount.amount_out!), pair).toBe(true);
+      const verdict = refused ? 'refused by its minimum' : 'ok';
+      verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
+    }
+    console.log(`realnet AmmDclA routes, every pool moved 0.1% first: ${JSON.stringify(verdicts)}`);
+    expect(verdicts.ok).toBe(quotes.length);
+  }, 120_000);
 });
