@@ -21,7 +21,7 @@
 // `aidols` 1.0.0 (the real one is not known: dexes/launch/README.md).
 import type { LaunchPoolState } from '../dexes/launch/events.ts';
 import { BorshWriter } from '../near/borsh.ts';
-import { Panic, type Receipt } from './chain.ts';
+import { Panic, type Handler, type Receipt } from './chain.ts';
 import { AIDOLS_FEE_PERCENT, AIDOLS_MIN_FEE, aidolsBuy, aidolsSell } from './launch-math.ts';
 import type { TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
@@ -169,6 +169,30 @@ export class LaunchDevnet implements DevnetDex {
   private trade(world: World, trader: string, tokenIn: string, tokenOut: string, token: string, amount: bigint, minOut: bigint, referral: string | null): void {
     const msg = JSON.stringify({ token: tokenOut === token ? token : null, min_swap_amount: minOut.toString(), referral });
     world.tokens.transferCall(trader, tokenIn, world.contracts.Launch, amount, msg, (r) => this.onTransfer(world, r, { trader, token, tokenIn, tokenOut, amount, minOut, referral }), TRADE_GAS);
+  }
+
+  /** A user's `ft_on_transfer` (a route's trade): a buy sends wNEAR with `{"token": T}`, a sell the aidol token with
+   * `{"token": null}`; the token sent is the predecessor. */
+  entry(world: World, contractId: string, method: string, args: Record<string, unknown>, predecessorId: string): Handler | undefined {
+    if (contractId !== world.contracts.Launch || method !== 'ft_on_transfer' || typeof args.msg !== 'string' || typeof args.sender_id !== 'string' || typeof args.amount !== 'string') return undefined;
+    let msg: { token?: unknown; min_swap_amount?: unknown; referral?: unknown };
+    try {
+      msg = JSON.parse(args.msg) as typeof msg;
+    } catch {
+      return undefined;
+    }
+    const buy = typeof msg.token === 'string';
+    const token = buy ? (msg.token as string) : predecessorId;
+    const trade = {
+      trader: args.sender_id,
+      token,
+      tokenIn: predecessorId,
+      tokenOut: buy ? token : world.contracts.Wrap,
+      amount: BigInt(args.amount),
+      minOut: BigInt(String(msg.min_swap_amount ?? '0')),
+      referral: typeof msg.referral === 'string' ? msg.referral : null,
+    };
+    return (r) => this.onTransfer(world, r, trade);
   }
 
   /** aidols.near's `ft_on_transfer`: the whole amount is traded (returns 0 unused) or the receipt fails. */

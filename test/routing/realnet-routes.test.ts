@@ -242,83 +242,109 @@ describe("QuoteA quotes from the relay over the realnet's indexed pools, settled
   });
 });
 
-// AmmDclA, a hosted model (its code is not public: devnet/amm-dcl-a.ts, written from the contract's source), on the
-// realnet: a route's `ft_transfer_call` goes through the real token to the model's `ft_on_transfer`, taken by method
-// (`entry`), and the model's payout is the real token's `ft_transfer`. Each quote runs on a fresh copy of the head
-// (the model's state is its own, so the chain's `save` cannot put it back): it pays exactly its estimate there, and
-// at least its worst case once another trader's swap has moved its pools 0.1% against it in the same block.
-describe("AmmDclA quotes (hosted model) on the realnet's live state, executed on the realnet", () => {
-  const DCL = MAINNET_CONTRACTS.AmmDclA;
+// The hosted models (their code is not public: devnet/amm-dcl-a.ts and launch.ts, written from the contracts' source
+// or evidence) on the realnet: a route's `ft_transfer_call` goes through the real token to the model's
+// `ft_on_transfer`, taken by method (`entry`), and the model's payout is the real token's `ft_transfer`. Each quote
+// runs on a fresh copy of the head (a model's state is its own, so the chain's `save` cannot put it back): it pays
+// exactly its estimate there, and at least its worst case once another trader's trade has moved its pools 0.1%
+// against it in the same block.
+interface HostedRoutes {
+  dex: 'AmmDclA' | 'Launch';
+  /** The pairs to quote, from the indexed pools. */
+  pairs(db: Db): Promise<Array<[string, string]>>;
+  /** Another trader's trade moving the quote's pools about 0.1% against it, submitted to the block being built. */
+  move(market: RealnetMarket, quote: Quote): void;
+}
+
+/** The hops of a quote's `ft_transfer_call`: its message and the token sent. */
+const sentWith = (quote: Quote): { token: string; msg: Record<string, any> } => {
+  const tx = quote.execution_instructions.flatMap((s) => (s.NearTransaction?.actions.some((a) => a.FunctionCall.method_name === 'ft_transfer_call') ? [s.NearTransaction] : []))[0]!;
+  const call = tx.actions.find((a) => a.FunctionCall.method_name === 'ft_transfer_call')!.FunctionCall;
+  return { token: tx.receiver_id, msg: JSON.parse((JSON.parse(Buffer.from(call.args, 'base64').toString()) as { msg: string }).msg) as Record<string, any> };
+};
+
+const HOSTED_ROUTES: HostedRoutes[] = [
+  {
+    dex: 'AmmDclA',
+    pairs: async () => TOKENS.flatMap((a) => TOKENS.filter((b) => b !== a).map((b): [string, string] => [a, b])),
+    move: (market, quote) => {
+      const dcl = market.models!.dexes.find((d): d is AmmDclADevnet => d instanceof AmmDclADevnet)!;
+      const sent = sentWith(quote);
+      let token = sent.token;
+      for (const poolId of sent.msg.Swap.pool_ids as string[]) {
+        const [x, y] = poolId.split('|');
+        const out = token === x ? y! : x!;
+        // A swap of 0.05% of the pool's reserve of the hop's input.
+        const amount = dcl.reserves().get(poolId)![token === x ? 0 : 1]! / 2000n;
+        const msg = JSON.stringify({ Swap: { pool_ids: [poolId], output_token: out, min_output_amount: '0', skip_unwrap_near: true } });
+        market.chain.call(MOVER, token, 'ft_transfer_call', { receiver_id: MAINNET_CONTRACTS.AmmDclA, amount: String(amount), msg }, 1n, 200n * 10n ** 12n);
+        token = out;
+      }
+    },
+  },
+  {
+    dex: 'Launch',
+    // Buys of every tradable curve with wNEAR.
+    pairs: async (db) => {
+      const { rows } = await db.pool.query<{ pool_id: string }>(`select pool_id from pools where dex = 'Launch' and (state->>'isTradable')::boolean order by pool_id`);
+      return rows.map((r): [string, string] => [WRAP, r.pool_id]);
+    },
+    move: (market, quote) => {
+      const token = sentWith(quote).msg.token as string;
+      const curve = market.models!.dexes.find((d) => d.id === 'Launch')!.reserves().get(token)!;
+      // Another buy of 0.05% of the curve's wNEAR hold.
+      const msg = JSON.stringify({ token, min_swap_amount: '0', referral: null });
+      market.chain.call(MOVER, WRAP, 'ft_transfer_call', { receiver_id: MAINNET_CONTRACTS.Launch, amount: String(curve[1]! / 2000n), msg }, 1n, 200n * 10n ** 12n);
+    },
+  },
+];
+
+describe.each(HOSTED_ROUTES)("$dex quotes (hosted model) on the realnet's live state, executed on the realnet", ({ dex, pairs, move }) => {
+  const payer = MAINNET_CONTRACTS[dex];
   // The models trade from about block 8: a head at 60 has their pools moved, and a fresh copy costs about a second.
-  const DCL_HEAD = 60;
-  const fresh = () => atHead([], true, DCL_HEAD);
+  const MODELS_HEAD = 60;
+  const fresh = () => atHead([], true, MODELS_HEAD);
   const quotes: Array<{ pair: string; quote: Quote }> = [];
 
   beforeAll(async () => {
     const blocks: RawJson[] = [];
-    const head = atHead(blocks, true, DCL_HEAD);
+    const head = atHead(blocks, true, MODELS_HEAD);
     const db = await createMigratedDb();
-    const source = rawSource('realnet-routes-dcl', false, async function* () {
+    const source = rawSource(`realnet-routes-${dex}`, false, async function* () {
       for (const m of blocks) yield { kind: 'message', height: (m.block as { header: { height: number } }).header.height, body: Buffer.from(JSON.stringify(m)) };
     });
     await ingest({ db, source, signal: new AbortController().signal });
     const app = await buildServer({ db, logLevel: 'silent' });
     try {
-      for (const tokenIn of TOKENS) {
-        for (const tokenOut of TOKENS) {
-          if (tokenIn === tokenOut) continue;
-          const held = BigInt(head.chain.view<string>(tokenIn, 'ft_balance_of', { account_id: TRADER }));
-          const res = await getRoute(app, { token_in: tokenIn, token_out: tokenOut, amount_in: String(held / 1000n), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: String(SLIPPAGE), dexes: 'AmmDclA', trader_account_id: TRADER });
-          expect(res.status, res.body).toBe(200);
-          const quote = res.json().find((q) => q.dex_id === 'AmmDclA');
-          if (quote !== undefined) quotes.push({ pair: `${tokenIn} -> ${tokenOut}`, quote });
-        }
+      for (const [tokenIn, tokenOut] of await pairs(db)) {
+        const held = BigInt(head.chain.view<string>(tokenIn, 'ft_balance_of', { account_id: TRADER }));
+        const res = await getRoute(app, { token_in: tokenIn, token_out: tokenOut, amount_in: String(held / 1000n), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: String(SLIPPAGE), dexes: dex, trader_account_id: TRADER });
+        expect(res.status, res.body).toBe(200);
+        const quote = res.json().find((q) => q.dex_id === dex);
+        if (quote !== undefined) quotes.push({ pair: `${tokenIn} -> ${tokenOut}`, quote });
       }
     } finally {
       await app.close();
     }
   }, 300_000);
 
-  /** The hops of a DCL quote's swap message: its pools and the token each takes. */
-  const hopsOf = (quote: Quote): Array<{ poolId: string; tokenIn: string }> => {
-    const call = quote.execution_instructions.flatMap((s) => s.NearTransaction?.actions ?? []).map((a) => JSON.parse(Buffer.from(a.FunctionCall.args, 'base64').toString()) as { msg?: string }).find((a) => a.msg);
-    const swap = (JSON.parse(call!.msg!) as { Swap: { pool_ids: string[] } }).Swap;
-    let token = quote.execution_instructions.flatMap((s) => (s.NearTransaction?.actions.some((a) => a.FunctionCall.method_name === 'ft_transfer_call') ? [s.NearTransaction.receiver_id] : []))[0]!;
-    return swap.pool_ids.map((poolId) => {
-      const hop = { poolId, tokenIn: token };
-      const [x, y] = poolId.split('|');
-      token = token === x ? y! : x!;
-      return hop;
-    });
-  };
-
-  it('quotes pairs of the DCL pools, each paying exactly its estimate on a fresh head, and at least its worst case with its pools moved 0.1% first', () => {
-    expect(quotes.length).toBeGreaterThanOrEqual(4);
+  it('each quote pays exactly its estimate on a fresh head, and at least its worst case with its pools moved 0.1% first', () => {
+    expect(quotes.length).toBeGreaterThanOrEqual(3);
     const verdicts: Record<string, number> = {};
     for (const { pair, quote } of quotes) {
-      const exact = execute(fresh(), quote, () => {}, DCL);
+      const exact = execute(fresh(), quote, () => {}, payer);
       expect(exact.failures, pair).toEqual([]);
       expect([...exact.paid], pair).toEqual([[outputOf(quote), BigInt(quote.estimated_amount.amount_out!)]]);
 
       const market = fresh();
-      const dcl = market.models!.dexes.find((d): d is AmmDclADevnet => d instanceof AmmDclADevnet)!;
-      const moved = execute(market, quote, () => {
-        for (const hop of hopsOf(quote)) {
-          // About 0.1% of the price: a swap of 0.05% of the pool's reserve of the hop's input, by another trader.
-          const pool = dcl.reserves().get(hop.poolId)!;
-          const amount = pool[hop.poolId.split('|').indexOf(hop.tokenIn)]! / 2000n;
-          const tokenOut = hop.poolId.split('|').find((t) => t !== hop.tokenIn && !/^\d+$/.test(t))!;
-          const msg = JSON.stringify({ Swap: { pool_ids: [hop.poolId], output_token: tokenOut, min_output_amount: '0', skip_unwrap_near: true } });
-          market.chain.call(MOVER, hop.tokenIn, 'ft_transfer_call', { receiver_id: DCL, amount: String(amount), msg }, 1n, 200n * 10n ** 12n);
-        }
-      }, DCL);
+      const moved = execute(market, quote, () => move(market, quote), payer);
       const refused = moved.failures.length > 0;
-      for (const f of moved.failures) expect(f, pair).toMatch(/slippage/);
+      for (const f of moved.failures) expect(f, pair).toMatch(/[Ss]lippage/);
       if (!refused) expect(moved.paid.get(outputOf(quote))! >= BigInt(quote.worst_case_amount.amount_out!), pair).toBe(true);
       const verdict = refused ? 'refused by its minimum' : 'ok';
       verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
     }
-    console.log(`realnet AmmDclA routes, every pool moved 0.1% first: ${JSON.stringify(verdicts)}`);
+    console.log(`realnet ${dex} routes (${quotes.length} quotes), every pool moved 0.1% first: ${JSON.stringify(verdicts)}`);
     expect(verdicts.ok).toBe(quotes.length);
   }, 120_000);
 });
