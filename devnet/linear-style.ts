@@ -13,7 +13,7 @@
 // total_supply, metadata}`, its 10 NEAR seed (LiNEAR's init stakes 10 NEAR of its own) minted to the contract.
 import { BorshWriter } from '../near/borsh.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
-import { Panic, type Receipt } from './chain.ts';
+import { Panic, type Handler, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward } from './stake.ts';
 import type { StakeOutcome, StakeTotals } from './stake-math.ts';
@@ -112,10 +112,20 @@ export abstract class LinearStyleDevnet implements DevnetDex {
 
   /** `deposit_and_stake {}` with `deposit` attached, signed by `account`. */
   stake(world: World, account: string, deposit: bigint): Receipt {
+    const call = { method: 'deposit_and_stake', args: {}, deposit, gas: 50n * TGAS };
+    return world.chain.transact(account, this.contractId, [call], this.staking(world, account, deposit));
+  }
+
+  /** A user's `deposit_and_stake` (a route's stake). */
+  entry(world: World, contractId: string, method: string, _args: Record<string, unknown>, predecessorId: string, deposit: bigint): Handler | undefined {
+    return contractId === this.contractId && method === 'deposit_and_stake' ? this.staking(world, predecessorId, deposit) : undefined;
+  }
+
+  /** `deposit_and_stake` of `deposit` by `account`, inside the contract's receipt. */
+  private staking(world: World, account: string, deposit: bigint): Handler {
     const { id, stakeMath, stakeEventFirst } = this.options;
     const contractId = this.contractId;
-    const call = { method: 'deposit_and_stake', args: {}, deposit, gas: 50n * TGAS };
-    return world.chain.transact(account, contractId, [call], (r) => {
+    return (r) => {
       this.snapshot(r);
       const before = this.unstaked.get(account) ?? 0n;
       const afterDeposit = before + deposit;
@@ -141,7 +151,7 @@ export abstract class LinearStyleDevnet implements DevnetDex {
       this.writeState(r);
       recordTrade(world, r, { dex: id, poolId: contractId, trader: account, tokenIn: NEAR_TOKEN_ID, tokenOut: contractId, amountIn: charged, amountOut: minted });
       return minted.toString();
-    });
+    };
   }
 
   /** The operator's `epoch_update_rewards`: the validator's balance grew by `rewards`, and so does N. */

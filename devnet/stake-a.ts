@@ -21,7 +21,7 @@
 // names its file and function); nothing of dexes/stake*/ is imported.
 import { BorshWriter } from '../near/borsh.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
-import { Panic, type Receipt } from './chain.ts';
+import { Panic, type Handler, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward, initMetadata } from './stake.ts';
 import {
@@ -183,9 +183,19 @@ export class StakeADevnet implements DevnetDex {
 
   /** `deposit_and_stake {}` with `deposit` attached, signed by `account`. */
   stake(world: World, account: string, deposit: bigint): Receipt {
-    const contractId = world.contracts.StakeA;
     const call = { method: 'deposit_and_stake', args: {}, deposit, gas: 50n * TGAS };
-    return world.chain.transact(account, contractId, [call], (r) => {
+    return world.chain.transact(account, world.contracts.StakeA, [call], this.staking(world, account, deposit));
+  }
+
+  /** A user's `deposit_and_stake` (a route's stake). */
+  entry(world: World, contractId: string, method: string, _args: Record<string, unknown>, predecessorId: string, deposit: bigint): Handler | undefined {
+    return contractId === world.contracts.StakeA && method === 'deposit_and_stake' ? this.staking(world, predecessorId, deposit) : undefined;
+  }
+
+  /** `deposit_and_stake` of `deposit` by `account`, inside the contract's receipt. */
+  private staking(world: World, account: string, deposit: bigint): Handler {
+    const contractId = world.contracts.StakeA;
+    return (r) => {
       this.snapshot(r);
       const st = this.state;
       if (deposit < META_POOL_MIN_DEPOSIT) throw new Panic(`minimum deposit amount is ${META_POOL_MIN_DEPOSIT}`);
@@ -205,7 +215,7 @@ export class StakeADevnet implements DevnetDex {
       this.writeState(r);
       recordTrade(world, r, { dex: 'StakeA', poolId: contractId, trader: account, tokenIn: NEAR_TOKEN_ID, tokenOut: contractId, amountIn: amount, amountOut: shares });
       return shares.toString();
-    });
+    };
   }
 
   /** What `liquid_unstake` of `st` pays now: NEAR out and the fee, in NEAR (stake-math.ts, lib.rs `liquid_unstake`). */

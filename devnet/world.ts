@@ -64,5 +64,5 @@ export interface DevnetDex {
   view?(world: World, contractId: string, method: string, args: Record<string, unknown>): RpcViewAnswer | undefined;
   /** What a receipt a user sent to one of its contracts runs (a route's transaction, on the realnet hosting it), by
    * method and arguments; undefined for a call the model does not take that way. */
-  entry?(world: World, contractId: string, method: string, args: Record<string, unknown>, predecessorId: string): Handler | undefined;
+  entry?(world: World, contractId: string, method: string, args: Record<string, unknown>, predecessorId: string, deposit: bigint): Handler | undefined;
 }

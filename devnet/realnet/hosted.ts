@@ -40,7 +40,7 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
   /** The first model receipt each transaction ran (what `transact` returns). */
   private readonly first = new Map<string, Receipt>();
   /** What a receipt without a handler of its own runs (a user's call to a model's contract), if the model takes it. */
-  entry: ((receipt: ChainReceipt, method: string, args: Record<string, unknown>) => Handler | undefined) | null = null;
+  entry: ((receipt: ChainReceipt, method: string, args: Record<string, unknown>, deposit: bigint) => Handler | undefined) | null = null;
   /** Now and then a model's successful receipt logs one more line, in a format no decoder knows (see `HostedModels`). */
   trickle: { rng: Rng; lines: Map<string, string[]> } | null = null;
 
@@ -86,7 +86,7 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
     const handler =
       (receipt.handler as Handler | undefined) ??
       (method === 'ft_on_transfer' && pending !== null && pending.token === receipt.predecessorId && pending.receiver === receipt.receiverId ? pending.handler : undefined) ??
-      this.entry?.(receipt, method, callArgs(receipt));
+      this.entry?.(receipt, method, callArgs(receipt), receipt.actions[0]?.kind === 'FunctionCall' ? receipt.actions[0].deposit : 0n);
     const empty = new Uint8Array(0);
     if (handler === undefined) return { logs: [], error: `${receipt.receiverId} (modelled) has no method ${method} here`, writes: [], receipts: [], value: empty };
     const r = new Receipt(this, receipt.id, receipt.txHash, receipt.signerId, receipt.predecessorId, receipt.receiverId, [], handler);
@@ -311,9 +311,9 @@ export class HostedModels {
       chain.now(account, real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: amount, gas: 10n * TGAS }]);
     };
     this.arbitrage = options.arbitrage === false ? null : new Arbitrage(options.seed, { wrap, ammC, prices: () => real.prices() }, {});
-    chain.entry = (receipt, method, args) => {
+    chain.entry = (receipt, method, args, deposit) => {
       for (const dex of this.dexes) {
-        const handler = dex.entry?.(this.world, receipt.receiverId, method, args, receipt.predecessorId);
+        const handler = dex.entry?.(this.world, receipt.receiverId, method, args, receipt.predecessorId, deposit);
         if (handler !== undefined) return handler;
       }
       return undefined;
