@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Page } from 'playwright-core';
 import { EXPLORER_DIST } from '../../api/explorer.ts';
 import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
@@ -16,6 +17,10 @@ const never = new AbortController().signal;
 export interface Site {
   url: string;
   app: FastifyInstance;
+  /** Opens `hash` in `page` afresh (a hash alone would keep the page shown). */
+  open(page: Page, hash: string): Promise<void>;
+  /** An api answer of the site, as JSON. */
+  api(path: string): Promise<Record<string, any>>;
   /** Indexes the chain up to `height` while the site runs (the api hears it as it hears the indexer). */
   ingestTo(height: number): Promise<void>;
   close(): Promise<void>;
@@ -31,5 +36,11 @@ export async function startSite(db: Db, seed: string, height: number, chain: 'de
   const app = await buildServer({ db, logLevel: 'silent' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, app, ingestTo, close: () => app.close() };
+  const url = `http://127.0.0.1:${port}`;
+  const open = async (page: Page, hash: string) => {
+    await page.goto('about:blank');
+    await page.goto(`${url}/${hash}`);
+  };
+  const api = async (p: string) => (await fetch(`${url}${p}`)).json() as Promise<Record<string, any>>;
+  return { url, app, open, api, ingestTo, close: () => app.close() };
 }

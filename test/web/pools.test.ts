@@ -25,12 +25,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-/** Opens a page afresh (a hash alone would keep the page shown). */
-const open = async (hash: string) => {
-  await page.goto('about:blank');
-  await page.goto(`${site.url}/${hash}`);
-};
-const api = async (path: string) => (await fetch(`${site.url}${path}`)).json() as Promise<Record<string, any>>;
+const open = (hash: string) => site.open(page, hash);
+const api = (path: string) => site.api(path);
 const texts = (selector: string) => page.locator(selector).allTextContents();
 
 describe('the explorer\'s pools', () => {

@@ -25,11 +25,8 @@ afterAll(async () => {
   await site?.close();
 });
 
-const open = async (hash: string) => {
-  await page.goto('about:blank');
-  await page.goto(`${site.url}/${hash}`);
-};
-const api = async (path: string) => (await fetch(`${site.url}${path}`)).json() as Promise<Record<string, any>>;
+const open = (hash: string) => site.open(page, hash);
+const api = (path: string) => site.api(path);
 
 describe('the explorer over the realnet (npm start\'s chain)', () => {
   it('token table: every token of /tokens, each page titled with its symbol', async () => {
