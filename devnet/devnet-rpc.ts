@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { base58Encode } from '../near/base58.ts';
 import type { DexContracts } from '../dexes/contracts.ts';
 import { Devnet, DEVNET_BLOCK_MS, DEVNET_GENESIS_HEIGHT, DEVNET_GENESIS_MS } from './devnet.ts';
+import { initMetadata } from './tokens.ts';
 import type { RpcBlock, RpcChain, RpcViewAnswer } from './rpc.ts';
 
 /** nearcore's default `trie_viewer_state_size_limit`: a contract whose state is larger is not served by view_state. */
@@ -86,7 +87,7 @@ export class DevnetRpcChain implements RpcChain {
       const spec = world.tokens.spec(contractId);
       // A legacy token (wNEAR here) was deployed without metadata: it has no ft_metadata on the devnet.
       if (method === 'ft_metadata' && !spec.legacy) {
-        return { value: { spec: 'ft-1.0.0', name: spec.name, symbol: spec.symbol, icon: null, reference: null, reference_hash: null, decimals: spec.decimals } };
+        return { value: initMetadata(spec) };
       }
       if (method === 'ft_balance_of' && typeof record.account_id === 'string') return { value: world.tokens.balance(contractId, record.account_id).toString() };
     }

@@ -23,7 +23,8 @@ import { BorshWriter } from '../near/borsh.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
 import { Panic, type Handler, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
-import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward, initMetadata } from './stake.ts';
+import { EpochClock, NEAR, STAKED_TOKEN_METADATA, STATE_KEY, TGAS, epochReward } from './stake.ts';
+import { initMetadata } from './tokens.ts';
 import {
   META_POOL_STORAGE_COST_YOCTOS,
   metaPoolAmountFromShares as amountFromShares,

@@ -24,11 +24,6 @@ export const STAKED_TOKEN_METADATA = {
 /** RHEA, the token xRHEA stakes (`contracts.StakeCUnderlying`). */
 export const RHEA_METADATA = { symbol: 'RHEA', name: 'Rhea', decimals: 18 } as const;
 
-/** NEP-148 metadata as an init call's `metadata` argument (what the indexer reads token metadata from). */
-export function initMetadata(meta: { symbol: string; name: string; decimals: number }): Record<string, unknown> {
-  return { spec: 'ft-1.0.0', name: meta.name, symbol: meta.symbol, icon: null, reference: null, reference_hash: null, decimals: meta.decimals };
-}
-
 /**
  * When the next reward update is due. A model's `act` checks it first: the operator's update then takes the place
  * of a user action, so rewards land about every EPOCH_BLOCKS blocks.

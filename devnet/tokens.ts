@@ -16,6 +16,12 @@ interface TokenState {
   balances: Map<string, bigint>;
 }
 
+/** NEP-148 metadata as an init call's `metadata` argument (what the indexer reads token metadata from) and as
+ * `ft_metadata` answers. */
+export function initMetadata(meta: { symbol: string; name: string; decimals: number }) {
+  return { spec: 'ft-1.0.0', name: meta.name, symbol: meta.symbol, icon: null, reference: null, reference_hash: null, decimals: meta.decimals };
+}
+
 /** NEP-145 minimum the devnet tokens ask (0.00125 NEAR, as wrap.near does). */
 export const STORAGE_DEPOSIT = 1_250_000_000_000_000_000_000n;
 export const ONE_YOCTO = 1n;
@@ -69,8 +75,7 @@ export class Tokens implements TokenLedger {
   deploy(spec: TokenSpec, owner: string, totalSupply: bigint): void {
     const state: TokenState = { spec, balances: new Map() };
     this.tokens.set(spec.contractId, state);
-    const metadata = { spec: 'ft-1.0.0', name: spec.name, symbol: spec.symbol, icon: null, reference: null, reference_hash: null, decimals: spec.decimals };
-    const args = spec.legacy ? {} : { owner_id: owner, total_supply: totalSupply.toString(), metadata };
+    const args = spec.legacy ? {} : { owner_id: owner, total_supply: totalSupply.toString(), metadata: initMetadata(spec) };
     this.chain.transact(owner, spec.contractId, [{ method: 'new', args, gas: 100n * TGAS }], (r) => {
       state.balances.set(owner, 0n);
       if (!spec.legacy) this.mint(r, owner, totalSupply, 'new tokens are minted');

@@ -22,7 +22,7 @@ import { StakeADevnet } from '../stake-a.ts';
 import { StakeBDevnet } from '../stake-b.ts';
 import { StakeCDevnet } from '../stake-c.ts';
 import { StakeDDevnet } from '../stake-d.ts';
-import { Tokens, type TokenLedger, type TokenSpec } from '../tokens.ts';
+import { initMetadata, Tokens, type TokenLedger, type TokenSpec } from '../tokens.ts';
 import type { DevnetDex, ModelChain, TruthTrade, World } from '../world.ts';
 import type { ChainReceipt, HostedCall, HostedContract, HostedResult, RealnetChain, TxAction } from './chain.ts';
 
@@ -184,8 +184,8 @@ class HostedTokens implements TokenLedger {
     this.chain.ensure(owner);
     this.chain.realnet.deploy(spec.contractId, this.ftWasm, 100n * Y);
     this.specs.set(spec.contractId, spec);
-    const metadata = { spec: 'ft-1.0.0', name: spec.name, symbol: spec.symbol, icon: null, reference: null, reference_hash: null, decimals: spec.decimals };
-    this.chain.now(owner, spec.contractId, [{ kind: 'FunctionCall', method: 'new', args: { owner_id: owner, total_supply: totalSupply.toString(), metadata }, gas: 100n * TGAS }]);
+    const args = { owner_id: owner, total_supply: totalSupply.toString(), metadata: initMetadata(spec) };
+    this.chain.now(owner, spec.contractId, [{ kind: 'FunctionCall', method: 'new', args, gas: 100n * TGAS }]);
   }
 
   register(payer: string, token: string, account: string = payer): void {
@@ -283,14 +283,14 @@ export class HostedModels {
   constructor(realnet: RealnetChain, ftWasm: Uint8Array, real: HostedMarket, options: HostedModelsOptions) {
     const contracts = options.contracts ?? MAINNET_CONTRACTS;
     const chain = new HostedChain(realnet);
-    const decimals = [
+    const realTokens = [
       { contractId: real.wrap, symbol: 'wNEAR', name: 'Wrapped NEAR fungible token', decimals: 24 },
       { contractId: real.usdt, symbol: 'USDt', name: 'Tether USD', decimals: 6 },
       { contractId: real.usdc, symbol: 'USDC', name: 'USD Coin', decimals: 6 },
       { contractId: real.ref, symbol: 'REF', name: 'Ref Finance Token', decimals: 18 },
     ];
     const modelled = new Set([contracts.StakeA, contracts.StakeB, contracts.StakeC, contracts.StakeD]);
-    const tokens = new HostedTokens(chain, ftWasm, modelled, decimals);
+    const tokens = new HostedTokens(chain, ftWasm, modelled, realTokens);
     this.real = real;
     this.world = { chain, tokens, rng: new Rng(`${options.seed}|models`), contracts, treasury: MODEL_TREASURY, wallets: WALLETS, trades: options.recordTrades ? [] : null };
     const ammC = new AmmCDevnet(AMM_C_POOLS);
@@ -303,13 +303,7 @@ export class HostedModels {
       new StakeCDevnet(),
       new StakeDDevnet(),
     ];
-    const wrap = (world: World, account: string, amount: bigint) => {
-      chain.ensure(account);
-      // Registered first: wrap.near's `near_deposit` charges an unregistered account its storage (0.00125 NEAR) out
-      // of the deposit, and logs only what it wrapped.
-      if (!tokens.isRegistered(real.wrap, account)) tokens.register(account, real.wrap);
-      chain.now(account, real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: amount, gas: 10n * TGAS }]);
-    };
+    const wrap = (_world: World, account: string, amount: bigint) => this.wrap(account, amount);
     this.arbitrage = options.arbitrage === false ? null : new Arbitrage(options.seed, { wrap, ammC, prices: () => real.prices() }, {});
     chain.entry = (receipt, method, args, deposit) => {
       for (const dex of this.dexes) {
@@ -319,11 +313,20 @@ export class HostedModels {
       return undefined;
     };
     if (options.trickle ?? true) {
-      const modelled = new Set(this.dexes.map((d) => contracts[d.id as keyof DexContracts]));
+      const modelContracts = new Set(this.dexes.map((d) => contracts[d.id as keyof DexContracts]));
       const lines = new Map<string, string[]>();
-      for (const { contractId, line } of unknownFormatLines(contracts)) if (modelled.has(contractId)) lines.set(contractId, [...(lines.get(contractId) ?? []), line]);
+      for (const { contractId, line } of unknownFormatLines(contracts)) if (modelContracts.has(contractId)) lines.set(contractId, [...(lines.get(contractId) ?? []), line]);
       chain.trickle = { rng: new Rng(`${options.seed}|unknown-formats`), lines };
     }
+  }
+
+  /** `near_deposit` of `amount` by `account`, registered first: wrap.near's `near_deposit` charges an unregistered
+   * account its storage (0.00125 NEAR) out of the deposit, and logs only what it wrapped. */
+  private wrap(account: string, amount: bigint): void {
+    const { chain, tokens } = this.world;
+    chain.ensure(account);
+    if (!tokens.isRegistered(this.real.wrap, account)) tokens.register(account, this.real.wrap);
+    chain.now(account, this.real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: amount, gas: 10n * TGAS }]);
   }
 
   get trades(): TruthTrade[] {
@@ -338,11 +341,11 @@ export class HostedModels {
     for (const wallet of WALLETS) realnet.createAccount(wallet, 1_000_000n * Y);
     const fungible = [this.real.usdt, this.real.usdc, this.real.ref];
     for (const token of [this.real.wrap, ...fungible]) for (const account of [MODEL_TREASURY, ...WALLETS]) tokens.register(account, token);
-    chain.now(MODEL_TREASURY, this.real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: 5_000_000n * Y, gas: 10n * TGAS }]);
+    this.wrap(MODEL_TREASURY, 5_000_000n * Y);
     for (const token of fungible) tokens.send(this.real.treasury, token, MODEL_TREASURY, 1_000_000_000n * 10n ** BigInt(tokens.spec(token).decimals));
     for (const dex of this.dexes) dex.genesis(this.world);
     for (const wallet of WALLETS) {
-      chain.now(wallet, this.real.wrap, [{ kind: 'FunctionCall', method: 'near_deposit', args: {}, deposit: rng.bigint(100n, 2_000n) * Y, gas: 10n * TGAS }]);
+      this.wrap(wallet, rng.bigint(100n, 2_000n) * Y);
       for (const token of fungible) tokens.send(MODEL_TREASURY, token, wallet, rng.bigint(1_000n, 50_000n) * 10n ** BigInt(tokens.spec(token).decimals));
     }
     this.arbitrage?.genesis(this.world);
@@ -365,7 +368,7 @@ export class HostedModels {
     const { tokens } = this.world;
     if (tokens.isModelled(contractId)) {
       const spec = tokens.spec(contractId);
-      if (method === 'ft_metadata') return { value: { spec: 'ft-1.0.0', name: spec.name, symbol: spec.symbol, icon: null, reference: null, reference_hash: null, decimals: spec.decimals } };
+      if (method === 'ft_metadata') return { value: initMetadata(spec) };
       if (method === 'ft_balance_of' && typeof args.account_id === 'string') return { value: tokens.balance(contractId, args.account_id).toString() };
     }
     return undefined;

@@ -10,6 +10,7 @@
 // did is in their receipts. Pure apart from the wasm it is handed; the same seed gives the same bytes.
 import type { RawJson } from '../../near/lake-json.ts';
 import { Rng } from '../rng.ts';
+import { initMetadata } from '../tokens.ts';
 import { RealnetChain } from './chain.ts';
 import type { HostedModels } from './hosted.ts';
 import { actorKey, signIntents } from './intents.ts';
@@ -445,8 +446,7 @@ function setupPhases(seed: string): Phase[] {
       chain.call(WRAP, WRAP, 'new', {});
       chain.call(INTENTS, INTENTS, 'new', { config: { wnear_id: WRAP, fees: { fee: 0, fee_collector: INTENTS }, roles: { super_admins: [], admins: {}, grantees: {} } } });
       for (const t of MARKET_TOKENS) {
-        const metadata = { spec: 'ft-1.0.0', name: t.name, symbol: t.symbol, icon: null, reference: null, reference_hash: null, decimals: t.decimals };
-        chain.call(t.id, t.id, 'new', { owner_id: TREASURY, total_supply: (10n ** BigInt(t.decimals + 12)).toString(), metadata });
+        chain.call(t.id, t.id, 'new', { owner_id: TREASURY, total_supply: (10n ** BigInt(t.decimals + 12)).toString(), metadata: initMetadata(t) });
       }
     },
     // Storage on every token for the exchange and the users; the users on the exchange; the tokens whitelisted.
