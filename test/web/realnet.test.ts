@@ -16,7 +16,7 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  site = await startSite(db, 'explorer-realnet', 150, 'realnet');
+  site = await startSite(db, 'explorer-realnet', 150);
   browser = await launchChromium();
   page = await strictPage(browser);
 }, 120_000);

@@ -1,5 +1,5 @@
 // The typed client the README offers to apps, as it says to make it: openapi-typescript over the served
-// /openapi.json, openapi-fetch with the api's list style, against the real api over devnet data. Its answers are
+// /openapi.json, openapi-fetch with the api's list style, against the real api over realnet data. Its answers are
 // the api's own.
 import createClient from 'openapi-fetch';
 import openapiTS, { astToString } from 'openapi-typescript';
