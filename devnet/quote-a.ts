@@ -24,86 +24,24 @@
 // `FtWithdraw` flattened with `account_id`, `intent_hash`); only token_diff is read.
 import { createHash } from 'node:crypto';
 import { base58Encode } from '../near/base58.ts';
-import { simpleGetAmountIn, simpleGetAmountOut } from '../dexes/amm-a/math.ts';
 import type { SimplePoolState } from '../dexes/amm-a/state.ts';
 import { tokenDiffFee } from '../dexes/quote-a/math.ts';
 import { Panic, type Chain, type Receipt } from './chain.ts';
 import type { Tokens } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
+import { solverQuoteExactIn, SOLVER_SPREAD_BPS } from './relay.ts';
+
+export { SOLVER_SPREAD_BPS, solverQuoteExactIn };
 
 const TGAS = 10n ** 12n;
-const BPS = 10_000n;
 
 /** The devnet's only solver: it quotes on the relay and signs the other side of every fill. */
 export const SOLVER_ACCOUNT = 'solver.devnet.near';
-/** What the solver keeps of the pool price: 0.3 % less output (or more input) than the best AmmA pool. */
-export const SOLVER_SPREAD_BPS = 30n;
 /** The verifier's protocol fee, as on mainnet: 1 pip (0.0001 %) of the paid side, rounded up. */
 export const INTENTS_FEE_PIPS = 1;
 const PIPS = 1_000_000n;
 /** A fill's deadline: the relay's default quote lifetime. */
 const DEADLINE_MS = 60_000;
-
-/** An AmmA simple pool as the solver sees it (the model's in-memory pools, or the relay's `pools` rows). */
-export interface SolverPool {
-  poolId: string | number;
-  tokens: readonly string[];
-  amounts: readonly bigint[];
-  totalFee: number;
-}
-
-export interface SolverQuote {
-  /** The pool the price came from. */
-  pool: SolverPool;
-  amountIn: bigint;
-  amountOut: bigint;
-}
-
-/** The two-token pools holding both tokens, with the index of the input side. */
-function pairPools(pools: readonly SolverPool[], tokenIn: string, tokenOut: string): Array<{ pool: SolverPool; i: number }> {
-  if (tokenIn === tokenOut) return [];
-  const out: Array<{ pool: SolverPool; i: number }> = [];
-  for (const pool of pools) {
-    if (pool.tokens.length !== 2 || pool.amounts.length !== 2) continue;
-    const i = pool.tokens.indexOf(tokenIn);
-    if (i === -1 || pool.tokens[1 - i] !== tokenOut) continue;
-    if (pool.amounts[0]! <= 0n || pool.amounts[1]! <= 0n) continue;
-    out.push({ pool, i });
-  }
-  return out;
-}
-
-/**
- * The solver's exact-in price: the best single pool's output (simple-pool formula) less the spread,
- * floor(out·(10000 − 30) / 10000); the first such pool wins a tie. Null when no pool holds the pair or nothing
- * would come out.
- */
-export function solverQuoteExactIn(pools: readonly SolverPool[], tokenIn: string, tokenOut: string, amountIn: bigint): SolverQuote | null {
-  if (amountIn <= 0n) return null;
-  let best: SolverQuote | null = null;
-  for (const { pool, i } of pairPools(pools, tokenIn, tokenOut)) {
-    const gross = simpleGetAmountOut(pool.amounts[i]!, pool.amounts[1 - i]!, amountIn, pool.totalFee);
-    const amountOut = (gross * (BPS - SOLVER_SPREAD_BPS)) / BPS;
-    if (amountOut > 0n && (best === null || amountOut > best.amountOut)) best = { pool, amountIn, amountOut };
-  }
-  return best;
-}
-
-/**
- * The solver's exact-out price: the pool must give gross = ceil(out·10000 / (10000 − 30)) so that the spread
- * leaves `amountOut`; the input is the pool's exact-out formula for gross, the cheapest pool winning. Null when no
- * pool can give it.
- */
-export function solverQuoteExactOut(pools: readonly SolverPool[], tokenIn: string, tokenOut: string, amountOut: bigint): SolverQuote | null {
-  if (amountOut <= 0n) return null;
-  const gross = (amountOut * BPS + (BPS - SOLVER_SPREAD_BPS) - 1n) / (BPS - SOLVER_SPREAD_BPS);
-  let best: SolverQuote | null = null;
-  for (const { pool, i } of pairPools(pools, tokenIn, tokenOut)) {
-    const amountIn = simpleGetAmountIn(pool.amounts[i]!, pool.amounts[1 - i]!, gross, pool.totalFee);
-    if (amountIn !== null && (best === null || amountIn < best.amountIn)) best = { pool, amountIn, amountOut };
-  }
-  return best;
-}
 
 /** What a settlement moves: the user's X for Y, and the solver's side of it. */
 export interface Fill {

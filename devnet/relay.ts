@@ -1,5 +1,5 @@
-// The local solver relay: NEAR Intents' relay JSON-RPC (`POST /rpc`) for the devnet, quoting with the devnet
-// solver's pricing (quote-a.ts: the best single AmmA simple pool, less a 0.3 % spread) over the AmmA pools the
+// The local solver relay: NEAR Intents' relay JSON-RPC (`POST /rpc`) for the realnet, quoting with the local
+// solver's pricing (below: the best single AmmA simple pool, less a 0.3 % spread) over the AmmA pools the
 // indexer holds (`pools` rows of dex 'AmmA'), so its prices follow the indexed chain. Methods:
 // - `quote` [{defuse_asset_identifier_in, defuse_asset_identifier_out, exact_amount_in | exact_amount_out,
 //   min_deadline_ms?}] -> a list of {quote_hash, defuse_asset_identifier_in, defuse_asset_identifier_out, amount_in,
@@ -16,7 +16,72 @@ import type { AddressInfo } from 'node:net';
 import type { Db } from '../db/connect.ts';
 import { base58Encode } from '../near/base58.ts';
 import { parseU128 } from '../near/units.ts';
-import { solverQuoteExactIn, solverQuoteExactOut, type SolverPool, type SolverQuote } from './quote-a.ts';
+import { simpleGetAmountIn, simpleGetAmountOut } from '../dexes/amm-a/math.ts';
+
+const BPS = 10_000n;
+
+/** What the solver keeps of the pool price: 0.3 % less output (or more input) than the best AmmA pool. */
+export const SOLVER_SPREAD_BPS = 30n;
+/** An AmmA simple pool as the solver sees it (the model's in-memory pools, or the relay's `pools` rows). */
+export interface SolverPool {
+  poolId: string | number;
+  tokens: readonly string[];
+  amounts: readonly bigint[];
+  totalFee: number;
+}
+
+export interface SolverQuote {
+  /** The pool the price came from. */
+  pool: SolverPool;
+  amountIn: bigint;
+  amountOut: bigint;
+}
+
+/** The two-token pools holding both tokens, with the index of the input side. */
+function pairPools(pools: readonly SolverPool[], tokenIn: string, tokenOut: string): Array<{ pool: SolverPool; i: number }> {
+  if (tokenIn === tokenOut) return [];
+  const out: Array<{ pool: SolverPool; i: number }> = [];
+  for (const pool of pools) {
+    if (pool.tokens.length !== 2 || pool.amounts.length !== 2) continue;
+    const i = pool.tokens.indexOf(tokenIn);
+    if (i === -1 || pool.tokens[1 - i] !== tokenOut) continue;
+    if (pool.amounts[0]! <= 0n || pool.amounts[1]! <= 0n) continue;
+    out.push({ pool, i });
+  }
+  return out;
+}
+
+/**
+ * The solver's exact-in price: the best single pool's output (simple-pool formula) less the spread,
+ * floor(out·(10000 − 30) / 10000); the first such pool wins a tie. Null when no pool holds the pair or nothing
+ * would come out.
+ */
+export function solverQuoteExactIn(pools: readonly SolverPool[], tokenIn: string, tokenOut: string, amountIn: bigint): SolverQuote | null {
+  if (amountIn <= 0n) return null;
+  let best: SolverQuote | null = null;
+  for (const { pool, i } of pairPools(pools, tokenIn, tokenOut)) {
+    const gross = simpleGetAmountOut(pool.amounts[i]!, pool.amounts[1 - i]!, amountIn, pool.totalFee);
+    const amountOut = (gross * (BPS - SOLVER_SPREAD_BPS)) / BPS;
+    if (amountOut > 0n && (best === null || amountOut > best.amountOut)) best = { pool, amountIn, amountOut };
+  }
+  return best;
+}
+
+/**
+ * The solver's exact-out price: the pool must give gross = ceil(out·10000 / (10000 − 30)) so that the spread
+ * leaves `amountOut`; the input is the pool's exact-out formula for gross, the cheapest pool winning. Null when no
+ * pool can give it.
+ */
+export function solverQuoteExactOut(pools: readonly SolverPool[], tokenIn: string, tokenOut: string, amountOut: bigint): SolverQuote | null {
+  if (amountOut <= 0n) return null;
+  const gross = (amountOut * BPS + (BPS - SOLVER_SPREAD_BPS) - 1n) / (BPS - SOLVER_SPREAD_BPS);
+  let best: SolverQuote | null = null;
+  for (const { pool, i } of pairPools(pools, tokenIn, tokenOut)) {
+    const amountIn = simpleGetAmountIn(pool.amounts[i]!, pool.amounts[1 - i]!, gross, pool.totalFee);
+    if (amountIn !== null && (best === null || amountIn < best.amountIn)) best = { pool, amountIn, amountOut };
+  }
+  return best;
+}
 
 export interface SolverRelayOptions {
   db: Db;
