@@ -1,18 +1,19 @@
-// Shared by the token API tests: a database filled by ingesting the devnet simulator's blocks (the real
-// pipeline), the real server listening on a free port, and a socket client that pairs replies with requests.
+// Shared by the token API tests: a database filled by ingesting the realnet's blocks (the chain `npm start` runs: the
+// real contracts' wasm and the hosted models, through the real pipeline), the real server listening on a free port,
+// and a socket client that pairs replies with requests.
 import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet.ts';
+import { realnetSource } from '../../indexer/sources/realnet.ts';
 
 export const SEED = 'tokens';
 const never = new AbortController().signal;
 
-/** Ingests the devnet chain of SEED up to `to` (resuming after the checkpoint). */
+/** Ingests the realnet chain of SEED up to `to` (resuming after the checkpoint). */
 export async function ingestTo(db: Db, to: number): Promise<void> {
-  await ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to, signal: never, workers: 0 });
+  await ingest({ db, source: realnetSource({ seed: SEED, speed: 0 }), to, signal: never, workers: 0 });
 }
 
 export async function startServer(db: Db): Promise<{ app: FastifyInstance; wsUrl: string }> {
