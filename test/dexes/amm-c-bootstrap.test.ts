@@ -1,20 +1,21 @@
 // AmmC's bootstrap: (a) its read against a local NEAR JSON-RPC server (devnet/rpc.ts) whose `dex.intear.near`
 // answers `dex_view` as the engine does, a base64 string of the xyk DEX's borsh answer; the bytes below are written
 // by hand from the types' source (INTEARnear/dex @ 430bc76 dexes/xyk/types/src/lib.rs), field by field; (b) on the
-// devnet: bootstrapped at block H from the devnet's own JSON-RPC then indexed to N, the pools and the routes equal
-// indexing from the first block.
+// realnet, whose hosted AmmC model answers the same view: bootstrapped at block H from the realnet's own JSON-RPC
+// then indexed to N, the pools and the routes equal indexing from the first block, in a window where most pools are
+// not written after H (their rows are the bootstrap's alone).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { PoolsImportError } from '../../dexes/dex.ts';
 import { decodeAmmC } from '../../dexes/amm-c/decode.ts';
 import { ammC } from '../../dexes/amm-c/index.ts';
-import { Devnet } from '../../devnet/devnet.ts';
+import { realnetMarket } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type NearRpcServer, type RpcBlock, type RpcViewAnswer } from '../../devnet/rpc.ts';
 import { bootstrap, rpcChainAt } from '../../indexer/bootstrap.ts';
 import { blockHeader } from '../../indexer/near-rpc.ts';
 import { normalizeStreamerMessage } from '../../near/block.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { bootstrapEquality } from '../harness/devnet-bootstrap.ts';
+import { bootstrapEquality, realnetChain } from '../harness/bootstrap-equality.ts';
 
 const C = MAINNET_CONTRACTS;
 const HEIGHT = 5_000;
@@ -185,27 +186,27 @@ describe('AmmC bootstrap through dex.intear.near dex_view', () => {
   });
 });
 
-describe('AmmC bootstrap on the devnet', () => {
-  // Only pool 1 is written after H (at 316): the public pool 0, the private pool 2 and the launch pool 3 end as the
-  // bootstrap read them.
-  const [H, N] = [306, 316];
+describe('AmmC bootstrap on the realnet', () => {
+  // Only pool 0 is written after H (at 160): pools 1, 2 and the launch pool 3 end as the bootstrap read them.
+  const SEED = 'realnet-bootstrap';
+  const [H, N] = [153, 160];
 
   it(`has trades before and after block ${H}, and pools not written after it`, () => {
-    const devnet = new Devnet({ recordTrades: true });
+    const market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true, history: false });
     const written = new Set<number>();
     for (let height = 1; height <= N; height++) {
-      const block = normalizeStreamerMessage(devnet.next());
+      const block = normalizeStreamerMessage(market.next());
       if (height <= H) continue;
       for (const e of decodeAmmC(block, C)) if (e.kind === 'pool_state') written.add(e.poolId as number);
     }
-    const heights = devnet.trades.filter((t) => t.dex === 'AmmC').map((t) => t.height);
+    const heights = market.models!.trades.filter((t) => t.dex === 'AmmC').map((t) => t.height);
     expect(heights.filter((h) => h <= H).length).toBeGreaterThan(10);
     expect(heights.filter((h) => h > H).length).toBeGreaterThan(0);
-    expect([...written]).toEqual([1]);
+    expect([...written]).toEqual([0]);
   });
 
-  it(`bootstrapped at ${H} from the devnet's JSON-RPC then indexed to ${N}: the pools and every route equal indexing 1..${N}`, async () => {
-    const { indexed, bootstrapped, routes } = await bootstrapEquality('AmmC', { h: H, n: N });
+  it(`bootstrapped at ${H} from the realnet's JSON-RPC then indexed to ${N}: the pools and every route equal indexing 1..${N}`, async () => {
+    const { indexed, bootstrapped, routes } = await bootstrapEquality('AmmC', { chain: realnetChain(SEED, N), h: H, n: N });
     expect(indexed.length).toBe(4);
     expect(bootstrapped).toEqual(indexed);
     expect(routes.length).toBeGreaterThan(0);

@@ -1,17 +1,17 @@
-// The proof of a DEX's bootstrap on the devnet: index blocks 1..N into one database; into another, bootstrap the
-// DEX at block H from the devnet's own JSON-RPC (devnet/devnet-rpc.ts over devnet/rpc.ts, a real local server), then
-// index H+1..N. The DEX's `pools` rows (all but `updated_height`, the height of a pool's last write, which a view
+// The proof of a DEX's bootstrap on a seeded chain (the realnet: `realnetChain`): index blocks 1..N into one
+// database; into another, bootstrap the DEX at block H from the chain's own JSON-RPC (devnet/realnet/rpc.ts over
+// devnet/rpc.ts, a real local server), then index H+1..N. The DEX's `pools` rows (all but `updated_height`, the height of a pool's last write, which a view
 // cannot tell) and its GET /route answers over every pair of its pools' tokens, both ways, must then be equal.
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { DEXES } from '../../dexes/index.ts';
-import { DevnetRpcChain } from '../../devnet/devnet-rpc.ts';
+import { parseRefRelease, realnetMarket, realnetRpc, type RefRelease } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type RpcChain } from '../../devnet/rpc.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet.ts';
+import { rawSource } from '../../indexer/sources/raw.ts';
 import type { BlockSource } from '../../indexer/sources/source.ts';
 import { createMigratedDb } from './db.ts';
 
@@ -36,19 +36,42 @@ export interface SeededChain {
   rpc(final: () => number, viewStateLimitBytes: number | undefined): RpcChain;
 }
 
-const devnetChain = (seed: string): SeededChain => ({
-  source: () => devnetSource({ seed, speed: 0 }),
-  rpc: (final, limit) => new DevnetRpcChain({ seed, final, ...(limit === undefined ? {} : { viewStateLimitBytes: limit }) }),
-});
+const made = new Map<string, SeededChain>();
 
-/** Indexes the devnet `seed` (or `chain`) to `n` twice, once through a bootstrap of `dex` at `h`; see the file's header. */
+/**
+ * The realnet of `seed` with its hosted models (Ref `release`, default the newest), its first `blocks` blocks made
+ * once a process, as a block source over any range of them; its JSON-RPC replays the market.
+ */
+export function realnetChain(seed: string, blocks: number, release?: RefRelease): SeededChain {
+  const ref = parseRefRelease(release);
+  const key = `${seed}|${blocks}|${ref}`;
+  let chain = made.get(key);
+  if (chain === undefined) {
+    const market = realnetMarket(ref, { seed, history: false, models: true });
+    const texts = Array.from({ length: blocks }, () => JSON.stringify(market.next()));
+    chain = {
+      source: () =>
+        rawSource(`realnet:${ref}`, false, async function* (range) {
+          for (const [i, text] of texts.entries()) {
+            const height = i + 1;
+            // A fresh buffer each time: the pipeline hands a block's bytes to a decode worker, which takes them.
+            if ((range.from === undefined || height >= range.from) && (range.to === undefined || height <= range.to)) yield { kind: 'message', height, body: Buffer.from(text) };
+          }
+        }),
+      rpc: (final, limit) => realnetRpc(ref, { seed }, final, limit),
+    };
+    made.set(key, chain);
+  }
+  return chain;
+}
+
+/** Indexes `chain` to `n` twice, once through a bootstrap of `dex` at `h`; see the file's header. */
 export async function bootstrapEquality(
   dex: string,
   /** `amounts`: the `amount_in`s asked of every pair (default 1000 and 10^18; a DEX with a minimum fee needs more). */
-  options: { seed?: string; chain?: SeededChain; h: number; n: number; viewStateLimitBytes?: number; amounts?: readonly string[] },
+  options: { chain: SeededChain; h: number; n: number; viewStateLimitBytes?: number; amounts?: readonly string[] },
 ): Promise<BootstrapEquality> {
-  const chain = options.chain ?? devnetChain(options.seed ?? 'dexlake');
-  const { h, n } = options;
+  const { chain, h, n } = options;
   const indexedDb = await createMigratedDb();
   await ingest({ db: indexedDb, source: chain.source(), to: n, signal: never });
 
