@@ -1,5 +1,5 @@
 // pools.get over HTTP and /ws, and candles.get and trades.query by pool, against a database filled by ingesting the
-// devnet simulator's first 300 blocks. Expected values are read from the tables with SQL written here and worked out
+// realnet's first 300 blocks (Ref's exchange on its own wasm, the hosted models of the other DEXes). Expected values are read from the tables with SQL written here and worked out
 // in bigints here (the pool formulas from each DEX's contract: reserve ratios, a DCL pool's sqrt price), never by
 // calling the method under test a second time.
 import type { FastifyInstance } from 'fastify';
@@ -113,13 +113,14 @@ describe('pools.get', () => {
     const depths = json.rows.map((r: Message) => (r.liquidity_usd === null ? -1n : scaled(r.liquidity_usd)));
     expect(depths).toEqual([...depths].sort((a, b) => (a > b ? -1 : a < b ? 1 : 0)));
     expect(json.rows.filter((r: Message) => r.kind === 'stake').map((r: Message) => r.liquidity_usd)).toEqual([null, null, null, null]);
-    // One pool worked out in full: AmmA 0, wNEAR/USDt: 200,004.596731288827877844293139 wNEAR at $4.999776080254273809 and
-    // 999,978.198678 USDt at $1.
+    // One pool worked out in full: AmmA 0, wNEAR/USDt, as Ref's own `get_pool {pool_id: 0}` answers after block 300
+    // (read off the realnet market of SEED): 203,119.672452992260517476494518 wNEAR at $4.962043935336959883 (this
+    // pool's ratio prices wNEAR) and 1,007,888.738843 USDt at $1.
     const amma0 = json.rows.find((r: Message) => key(r) === 'AmmA 0');
-    expect(amma0.reserves).toEqual(['200004596731288827877844293139', '999978198678']);
-    expect(prices.get(WNEAR)).toBe('4.999776080254273809');
-    expect(amma0.liquidity_usd).toBe('1999956.397355999999823256'); // 999978.198677999999823256 + 999978.198678
-    expect(amma0.price).toBe('4.999776080254273809'); // 999978.198678 / 200004.596731288827877844293139, floored
+    expect(amma0.reserves).toEqual(['203119672452992260517476494518', '1007888738843']);
+    expect(prices.get(WNEAR)).toBe('4.962043935336959883');
+    expect(amma0.liquidity_usd).toBe('2015777.477685999999967442'); // 1007888.738842999999967442 + 1007888.738843
+    expect(amma0.price).toBe('4.962043935336959883'); // 1007888.738843 / 203119.672452992260517476494518, floored
   });
 
   it('fees in each DEX\'s unit, prices from each DEX\'s own curve', async () => {
@@ -139,8 +140,9 @@ describe('pools.get', () => {
       const [d0, d1] = p.tokens.map((t) => BigInt(decimals.get(t)!)) as [bigint, bigint];
       expect(byKey.get(key(p))!.price, key(p)).toBe(decimal((sqrt * sqrt * 10n ** d0 * SCALE) / ((1n << 192n) * 10n ** d1)));
     }
-    expect(byKey.get(`AmmDclA ${USDC}|${USDT}|100`)!.price).toBe('1'); // at point 0
-    // The stable pool (DAI/USDC.e, amp 240, nearly balanced): close to 1.
+    // At point 1 (the model's `get_pool` current_point after block 300): 1.0001^1.
+    expect(byKey.get(`AmmDclA ${USDC}|${USDT}|100`)!.price).toBe('1.0001');
+    // The stable pool (USDt/USDC, amp 240, nearly balanced): close to 1.
     const stable = json.rows.find((r: Message) => r.kind === 'stable');
     expect(Math.abs(Number(stable.price) - 1)).toBeLessThan(0.001);
     expect(json.rows.every((r: Message) => r.price !== null)).toBe(true);
@@ -192,7 +194,8 @@ describe('pools.get', () => {
     const viaSocket = (await socket.request('pools.get', params)).result;
     expect(viaPost).toEqual(viaGet);
     expect(viaSocket).toEqual(viaGet);
-    expect(viaGet.rows[0].liquidity_usd.replace('.', '').replace(/^0+/, '').length).toBeLessThanOrEqual(6);
+    // Six significant digits: what is left without the point and the zeros on either end (2015780 is 201578).
+    expect(viaGet.rows[0].liquidity_usd.replace('.', '').replace(/^0+/, '').replace(/0+$/, '').length).toBeLessThanOrEqual(6);
   });
 });
 
