@@ -1,5 +1,5 @@
-// Token API throughput and push latency, against a database filled by the devnet simulator (BENCH_API_BLOCKS
-// blocks, default 10,000) and the real server (buildServer) listening on a port:
+// Token API throughput and push latency, against a database filled from the realnet (BENCH_API_BLOCKS blocks,
+// default 10,000) and the real server (buildServer) listening on a port:
 // 1. autocannon (in a child process, so it does not share the server's event loop) against /tokens (top 100 by
 //    liquidity), /candles (1m, one week), /trades (newest 100) and /holders, each answered from the response cache
 //    after its first request, and against a bare Fastify route in the same process as the server: req/s and p50/p99
@@ -7,12 +7,12 @@
 //    sending the very bytes and headers of the path's answer, shows what the response alone costs (autocannon
 //    parsing it on the other core included): same/path is the part our code (and the server's hooks) adds.
 // 2. BENCH_API_SUBSCRIBERS sockets (default 1,000, in a child process) each with one `tokens.subscribe` (three
-//    kinds of params); the devnet goes on at one block per second (the indexer in this process, as `npm start`
+//    kinds of params); the realnet goes on at one block per second (the indexer in this process, as `npm start`
 //    paces it) and each committed block is announced with NOTIFY: the time from the notification reaching a
 //    LISTEN connection of the child process to the last push of that height reaching its subscriber there, p50/p99
 //    over the notifications that brought pushes (target: p99 under 100 ms).
 // 3. The same with one `trades.subscribe` per socket (the live trade feed: five kinds of params, by token, pool,
-//    minimum USD value, and every trade), the devnet going on from where 2. left it.
+//    minimum USD value, and every trade), the realnet going on from where 2. left it.
 // The credit budget per IP is raised for the run: every autocannon request comes from 127.0.0.1.
 import { execFile, fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const { startEmbeddedPostgres } = await import('../db/embedded.ts');
   const { migrateToLatest } = await import('../db/migrate.ts');
     const { ingest } = await import('../indexer/pipeline.ts');
-  const { devnetSource } = await import('../indexer/sources/devnet.ts');
+  const { realnetSource } = await import('../indexer/sources/realnet.ts');
   const { buildServer } = await import('../api/server.ts');
 
   const work = path.join(tmpdir(), `dexlake-bench-api-${randomBytes(6).toString('hex')}`);
@@ -70,8 +70,8 @@ async function main(): Promise<void> {
   try {
     await migrateToLatest(db.kysely);
     let started = performance.now();
-    const filled = await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), to: BLOCKS, signal: new AbortController().signal });
-    console.log(`fill      devnet ${filled.blocks} blocks  ${filled.events} events  in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    const filled = await ingest({ db, source: realnetSource({ seed: 'dexlake', speed: 0 }), to: BLOCKS, signal: new AbortController().signal });
+    console.log(`fill      realnet ${filled.blocks} blocks  ${filled.events} events  in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
     const app = await buildServer({ db, logLevel: 'warn', httpCreditsPerMinute: Number.MAX_SAFE_INTEGER });
     cleanups.push(() => app.close());
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
     cleanups.push(() => bare.close());
     const bareBase = await bare.listen({ port: 0, host: '127.0.0.1' });
 
-    // The parameters: the devnet's head time for the candle week, its most-held token for /holders.
+    // The parameters: the realnet's head time for the candle week, its most-held token for /holders.
     const head = (await (await fetch(`${base}/tokens?limit=1`)).json()) as { height: number; timestamp_millis: number };
     const mostHeld = await db.kysely.selectFrom('tokens').select('token').orderBy('holders', 'desc').orderBy('token').limit(1).executeTakeFirstOrThrow();
     const week = 7 * 86_400_000;
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     await rm(work, { recursive: true, force: true });
   }
 
-  /** SUBSCRIBERS sockets with one `method` subscription each while the devnet goes on: notification to last push. */
+  /** SUBSCRIBERS sockets with one `method` subscription each while the realnet goes on: notification to last push. */
   async function pushRun(method: 'tokens.subscribe' | 'trades.subscribe', wsUrl: string): Promise<void> {
     // Subscribers: a child process opens the sockets and records when each push arrives.
     const clients = fork(fileURLToPath(import.meta.url), ['clients'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -149,10 +149,10 @@ async function main(): Promise<void> {
     const ready = await ask<{ subscribed: number; failed: number }>(clients, { type: 'open', wsUrl, dbUrl, count: SUBSCRIBERS, method });
     console.log(`sockets   ${ready.subscribed} ${method} subscribers (${ready.failed} failed) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-    // The devnet goes on at its production pace, one block per second, one batch and one NOTIFY per block.
+    // The realnet goes on at its production pace, one block per second, one batch and one NOTIFY per block.
     const stop = new AbortController();
     let batches = 0;
-    const indexing = ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 1 }), signal: stop.signal, workers: 0, onBatch: () => batches++ });
+    const indexing = ingest({ db, source: realnetSource({ seed: 'dexlake', speed: 1 }), signal: stop.signal, workers: 0, onBatch: () => batches++ });
     while (batches < NOTIFICATIONS) await new Promise((resolve) => setTimeout(resolve, 200));
     stop.abort();
     await indexing;

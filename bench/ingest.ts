@@ -4,20 +4,16 @@
 //    process: the ratio says how much of the parse-bound maximum the indexer keeps. A stricter ceiling reads each
 //    file the indexer's own (faster) way, `readText`, before the same `JSON.parse`, so that no part of the ratio
 //    comes from reading better than the ceiling does. All are the best of 3.
-// 2. The devnet: BENCH_DEVNET_BLOCKS blocks from the simulator (unpaced), every DEX model trading. The ceiling is
-//    the simulator alone producing the same blocks as text: the ratio says what indexing costs on top of the
-//    source.
-// 3. The realnet: BENCH_REALNET_BLOCKS blocks of its market on the contracts' own wasm (Ref 1.9.17, the intents
+// 2. The realnet: BENCH_REALNET_BLOCKS blocks of its market on the contracts' own wasm (Ref 1.9.17, the intents
 //    verifier, wNEAR, the NEP-141 builds, run by near/vm), each Ref release producing alone, then the newest with
 //    the hosted models (as `npm start` runs it): its rate is what keeps a chain at one block a second, so the ratio
-//    to that bound (1 block/s) is the margin; then its ingest, models included.
+//    to that bound (1 block/s) is the margin. Then its ingest, models included, against its ceiling: the market
+//    alone producing the same blocks as text, so the ratio says what indexing costs on top of the source.
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ingest } from '../indexer/pipeline.ts';
-import { Devnet } from '../devnet/devnet.ts';
-import { devnetSource } from '../indexer/sources/devnet.ts';
 import { realnetSource } from '../indexer/sources/realnet.ts';
 import { REF_RELEASES, realnetMarket } from '../devnet/realnet/wasm.ts';
 import { filesSource } from '../indexer/sources/files.ts';
@@ -25,7 +21,6 @@ import { readText } from '../indexer/sources/raw.ts';
 import { ownCpuS, startBenchPostgres, writeFixtureChain } from './harness.ts';
 
 const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 2000);
-const DEVNET_BLOCKS = Number(process.env.BENCH_DEVNET_BLOCKS ?? 10_000);
 const REALNET_BLOCKS = Number(process.env.BENCH_REALNET_BLOCKS ?? 1_000);
 const FIRST = 200_000_000;
 const never = new AbortController().signal;
@@ -36,7 +31,6 @@ const postgresCpuS = pg.cpuS;
 
 try {
   await mainnetRun();
-  await devnetRun();
   await realnetRun();
 } finally {
   await pg.stop();
@@ -94,41 +88,24 @@ async function mainnetRun(): Promise<void> {
   }
 }
 
-async function devnetRun(): Promise<void> {
-  // The ceiling: the simulator alone, producing the blocks as the source hands them over (JSON text).
-  let started = performance.now();
-  const devnet = new Devnet();
-  let bytes = 0;
-  for (let i = 0; i < DEVNET_BLOCKS; i++) bytes += JSON.stringify(devnet.next()).length;
-  const ceilingS = (performance.now() - started) / 1000;
-  const db = await freshDb();
-  try {
-    started = performance.now();
-    const result = await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), to: DEVNET_BLOCKS, signal: never });
-    const ingestS = (performance.now() - started) / 1000;
-    const dexes = await db.kysely.selectFrom('trade_hops').select('dex').distinct().orderBy('dex').execute();
-    console.log(`devnet   ${result.blocks} blocks  ${result.events} events  ${(bytes / 1e6).toFixed(0)} MB  in ${ingestS.toFixed(2)} s  (trades on ${dexes.map((d) => d.dex).join(', ')})`);
-    console.log(`devnet   ${(result.blocks / ingestS).toFixed(0)} blocks/s  ${(result.events / ingestS).toFixed(0)} events/s`);
-    console.log(`ceiling  ${(DEVNET_BLOCKS / ceilingS).toFixed(0)} blocks/s  (the simulator alone producing the same blocks as text)`);
-    console.log(`ratio    devnet ingest/ceiling ${(ceilingS / ingestS).toFixed(2)}`);
-  } finally {
-    await db.close();
-  }
-}
-
 async function realnetRun(): Promise<void> {
   // Each release's market alone, then the newest with the hosted models, as the source runs it (no history kept:
   // `executed` holds the last block's receipts).
   const runs = [...REF_RELEASES.map((release) => ({ release, models: false })), { release: REF_RELEASES.at(-1)!, models: true }];
+  let ceilingS = 0;
+  let bytes = 0;
   for (const { release, models } of runs) {
     const market = realnetMarket(release, { seed: 'dexlake', history: false, models });
     const started = performance.now();
     let receipts = 0;
+    bytes = 0;
     for (let i = 0; i < REALNET_BLOCKS; i++) {
-      market.next();
+      // As the source hands a block over: JSON text.
+      bytes += JSON.stringify(market.next()).length;
       receipts += market.chain.executed.length;
     }
     const s = (performance.now() - started) / 1000;
+    ceilingS = s;
     console.log(
       `realnet  Ref ${release.padEnd(6)}${models ? ' + hosted models' : ''} produces ${(REALNET_BLOCKS / s).toFixed(0)} blocks/s  (${receipts} receipts in ${REALNET_BLOCKS} blocks, ${(receipts / s).toFixed(0)}/s); ratio to real time (1 block/s) ${(REALNET_BLOCKS / s).toFixed(0)}`,
     );
@@ -138,7 +115,9 @@ async function realnetRun(): Promise<void> {
     const started = performance.now();
     const result = await ingest({ db, source: realnetSource({ seed: 'dexlake', speed: 0 }), to: REALNET_BLOCKS, signal: never });
     const ingestS = (performance.now() - started) / 1000;
-    console.log(`realnet  ingest (with the hosted models, as npm start) ${result.blocks} blocks  ${result.events} events  in ${ingestS.toFixed(2)} s: ${(result.blocks / ingestS).toFixed(0)} blocks/s (produced and indexed)`);
+    const dexes = await db.kysely.selectFrom('trade_hops').select('dex').distinct().orderBy('dex').execute();
+    console.log(`realnet  ingest (with the hosted models, as npm start) ${result.blocks} blocks  ${result.events} events  ${(bytes / 1e6).toFixed(0)} MB  in ${ingestS.toFixed(2)} s: ${(result.blocks / ingestS).toFixed(0)} blocks/s (produced and indexed; trades on ${dexes.map((d) => d.dex).join(', ')})`);
+    console.log(`ratio    realnet ingest/ceiling ${(ceilingS / ingestS).toFixed(2)}  (the ceiling: the same market producing the same blocks as text, ${(REALNET_BLOCKS / ceilingS).toFixed(0)} blocks/s)`);
   } finally {
     await db.close();
   }

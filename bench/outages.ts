@@ -2,13 +2,13 @@
 // behaviour only (a test asserts no timing). Each figure is printed with its ratio to a bound stated or measured in
 // the same run (below 1.00 is within).
 // 1. relay: GET /route with a trader (QuoteA asks the solver relay) at max_wait_ms 1,500, through the real server
-//    (buildServer, in this process) on 120 devnet blocks: answered with no relay, with a relay that refuses
+//    (buildServer, in this process) on 120 realnet blocks: answered with no relay, with a relay that refuses
 //    connections, and with one that accepts and never answers; the silent one against max_wait_ms, with how far past
 //    it the answer came (next to the no-relay answer's own time). Median of BENCH_OUTAGES_ROUNDS (5).
 // 2. restart: PostgreSQL SIGKILLed under `dexlake serve`, down 8 s (past the listeners' backoff ceilings), started
 //    again on the same data: from it accepting connections to the api answering /health and /tokens with 200, and
 //    to both LISTEN sessions being back, against the issue's 10 s.
-// 3. catch-up: `dexlake index` (devnet, 10 blocks/s) and `dexlake serve` under BENCH_OUTAGES_SUBSCRIBERS (500) /ws
+// 3. catch-up: `dexlake index` (realnet, 10 blocks/s) and `dexlake serve` under BENCH_OUTAGES_SUBSCRIBERS (500) /ws
 //    and as many /route/subscribe subscribers for BENCH_OUTAGES_LOAD_S (30) s; then the indexer stops: seconds to
 //    the last push of each socket kind (a push counts until 4 s pass without one), against 10 s (a route
 //    subscription re-routes at most 3 s after its previous round, subscribe.ts MAX_PACE_MS).
@@ -27,7 +27,7 @@ import { connect } from '../db/connect.ts';
 import { freePort, startEmbeddedPostgres } from '../db/embedded.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ingest } from '../indexer/pipeline.ts';
-import { devnetSource } from '../indexer/sources/devnet.ts';
+import { realnetSource } from '../indexer/sources/realnet.ts';
 import { runDexlake, waitForOk, type Running } from '../test/harness/cli.ts';
 import { startBenchPostgres } from './harness.ts';
 
@@ -54,7 +54,7 @@ async function relay(): Promise<void> {
   const silent = createServer(() => {}); // reads the request, never answers
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   try {
-    await ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to: 120, signal: never, workers: 0 });
+    await ingest({ db, source: realnetSource({ seed: SEED, speed: 0 }), to: 120, signal: never, workers: 0 });
     const url = `/route?token_in=near&token_out=${USDT}&amount_in=${ONE_NEAR}&max_wait_ms=${WAIT_MS}&slippage_type=Fixed&slippage=0.005&trader_account_id=newcomer.near`;
     const time = async (quoteRelayUrl: string | null): Promise<number> => {
       const app = await buildServer({ db, logLevel: 'silent', quoteRelayUrl });
@@ -97,7 +97,7 @@ async function restart(): Promise<void> {
   try {
     const writer = connect(pg.url);
     await migrateToLatest(writer.kysely);
-    await ingest({ db: writer, source: devnetSource({ seed: SEED, speed: 0 }), to: 120, signal: never, workers: 0 });
+    await ingest({ db: writer, source: realnetSource({ seed: SEED, speed: 0 }), to: 120, signal: never, workers: 0 });
     await writer.close();
     const apiPort = await freePort();
     api = runDexlake(['serve'], { DATABASE_URL: pg.url, PORT: String(apiPort), LOG_LEVEL: 'warn', QUOTE_RELAY_URL: `http://127.0.0.1:${await freePort()}` });
@@ -166,7 +166,7 @@ async function catchUp(): Promise<void> {
   const env = {
     DATABASE_URL: url,
     LOG_LEVEL: 'warn',
-    DEXLAKE_SOURCE: 'devnet',
+    DEXLAKE_SOURCE: 'realnet',
     DEXLAKE_DEVNET_SPEED: '10',
     DEXLAKE_RELAY_PORT: String(relayPort),
     QUOTE_RELAY_URL: `http://127.0.0.1:${relayPort}`,

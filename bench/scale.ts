@@ -1,11 +1,11 @@
 // Token-data latency as history grows (issue #22, point 4): the same methods over 1x, 10x and 100x of 10,000
-// devnet blocks, three databases side by side, measured in the same minutes.
-// 1. 1x: the real indexer ingests the devnet's first 10,000 blocks (seed `dexlake`) into a fresh database whose
+// realnet blocks, three databases side by side, measured in the same minutes.
+// 1. 1x: the real indexer ingests the realnet's first 10,000 blocks (seed `dexlake`) into a fresh database whose
 //    history partitions are BENCH_SCALE_WIDTH blocks wide (50,000: 1x fits one partition, 100x twenty).
 // 2. 10x, 100x: a database copied from the size before (CREATE DATABASE ... TEMPLATE) grows by copies of that 1x
 //    history, added with COPY (rows made here, in Node): copy k is the 1x history shifted up by k·10,000 heights
 //    and k·3 hours (10,000 one-second blocks and a pause, so minute to hour candles keep their bucket bounds), its
-//    24 devnet wallets renamed (`alice.near` -> `alice-c7.near`: 2,400 wallets at 100x) and every contract, pool
+//    wallets renamed (`alice.near` -> `alice-c7.near`: 100 times as many at 100x) and every contract, pool
 //    and token kept (the DEX contracts and the busiest tokens grow a hundredfold).
 //    Copied: blocks, events (payloads renamed too), transfers, balance_history, trades, trade_hops, pool_history,
 //    prices and the 1m..1h candles. Derived again with SQL after each step: the 4h, 1d and 1w candles (from the
@@ -38,7 +38,7 @@ import type { Database } from '../db/schema.ts';
 import { Rng } from '../devnet/rng.ts';
 import { ensurePartitions, partitions, PARTITIONED } from '../indexer/partitions.ts';
 import { ingest } from '../indexer/pipeline.ts';
-import { devnetSource } from '../indexer/sources/devnet.ts';
+import { realnetSource } from '../indexer/sources/realnet.ts';
 import { startBenchPostgres } from './harness.ts';
 
 const BLOCKS = 10_000;
@@ -135,7 +135,7 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-/** A wallet's name in copy k (copy 0 keeps the devnet's). */
+/** A wallet's name in copy k (copy 0 keeps the realnet's). */
 const walletIn = (wallet: string, k: number) => (k === 0 ? wallet : wallet.replace(/\.near$/, `-c${k}.near`));
 
 const between = (rng: Rng, lo: number, hi: number) => lo + rng.int(hi - lo + 1);
@@ -481,11 +481,11 @@ try {
   const { rows: buffers } = await db.pool.query<{ shared_buffers: string }>('show shared_buffers');
   console.log(`server    PostgreSQL shared_buffers ${buffers[0]!.shared_buffers} (BENCH_SCALE_SHARED_BUFFERS)`);
   let started = performance.now();
-  const filled = await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), to: BLOCKS, signal: new AbortController().signal });
+  const filled = await ingest({ db, source: realnetSource({ seed: 'dexlake', speed: 0 }), to: BLOCKS, signal: new AbortController().signal });
   const ingested = seconds(started);
-  console.log(`fill      1x: devnet ${filled.blocks} blocks, ${filled.events} events, by the indexer in ${ingested} s; VACUUM (ANALYZE) and CHECKPOINT ${await settle(db)} s`);
+  console.log(`fill      1x: realnet ${filled.blocks} blocks, ${filled.events} events, by the indexer in ${ingested} s; VACUUM (ANALYZE) and CHECKPOINT ${await settle(db)} s`);
 
-  // The devnet's wallets: every trader but its treasury, solver and arbitrageur (`*.devnet.near`, `dexlake-devnet.near`).
+  // The realnet's wallets: every trader but the models' treasury and the arbitrageur (`*devnet.near`).
   const { rows: walletRows } = await db.pool.query<{ trader: string }>(`select distinct trader from trades where trader is not null and trader !~ 'devnet\\.near$' order by trader`);
   const wallets = walletRows.map((r) => r.trader);
   // Busy: the contracts with the most transfers, the tokens with the most trades (the same at every size).

@@ -12,16 +12,15 @@ import { readUndecodedTotals } from '../indexer/projections/undecoded.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
 import { openSource } from '../indexer/sources/index.ts';
 import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
-import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
 import { realnetRpc } from '../devnet/realnet/wasm.ts';
 import { startNearRpc, type NearRpcServer } from '../devnet/rpc.ts';
-import { DEVNET_GENESIS_MS } from '../devnet/devnet.ts';
+import { DEVNET_GENESIS_MS } from '../devnet/realnet/chain.ts';
 import { bootstrap } from '../indexer/bootstrap.ts';
 import { readCheckpoint } from '../indexer/store.ts';
 import { resolveDevnetGenesis } from './devnet.ts';
 
-/** The seeded chains the indexer makes itself: the devnet (models) and the realnet (contracts' own wasm). */
-const seeded = (source: string): 'devnet' | 'realnet' | undefined => (source === 'devnet' ? 'devnet' : /^realnet(:|$)/.test(source) ? 'realnet' : undefined);
+/** The seeded chain the indexer makes itself: the realnet (the contracts' own wasm, and models of the closed ones). */
+const seeded = (source: string): boolean => /^realnet(:|$)/.test(source);
 
 /** A range that ends before it starts is refused before anything starts (exit 2). */
 function checkRange(config: Config): void {
@@ -47,9 +46,9 @@ export async function index(config: Config): Promise<void> {
     }
     const chain = seeded(config.source);
     const genesisMs = chain ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
-    if (chain) logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, `${chain} genesis`);
+    if (chain) logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, 'realnet genesis');
     const relay = chain && config.relayPort ? await startRelay(db, config, logger) : undefined;
-    // The devnet's JSON-RPC answers at any height indexed so far.
+    // The realnet's JSON-RPC answers at any height indexed so far.
     let head = (await readCheckpoint(db.kysely))?.height ?? 0;
     const devnetRpc = chain && config.devnetRpcPort ? await startDevnetRpc(config, genesisMs, () => Math.max(head, 1), logger) : undefined;
     const contracts = contractsOf(config.nearNetwork);
@@ -90,12 +89,11 @@ export async function index(config: Config): Promise<void> {
   }, logger);
 }
 
-/** The devnet's (or realnet's) NEAR JSON-RPC, answering at heights up to `final()`; like the relay, a taken port
- * costs a warning. */
+/** The realnet's NEAR JSON-RPC, answering at heights up to `final()`; like the relay, a taken port costs a warning. */
 async function startDevnetRpc(config: Config, genesisMs: number | undefined, final: () => number, logger: Logger): Promise<NearRpcServer | undefined> {
   try {
     const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
-    const chain = seeded(config.source) === 'realnet' ? realnetRpc(config.source.split(':')[1], options, final) : new DevnetRpcChain({ ...options, contracts: contractsOf(config.nearNetwork), final });
+    const chain = realnetRpc(config.source.split(':')[1], options, final);
     const server = await startNearRpc(chain, {
       host: config.host,
       port: config.devnetRpcPort,

@@ -23,10 +23,10 @@ const url = (protocols: string[]) =>
     }
   });
 const height = z.string().regex(/^\d+$/).transform(Number).pipe(z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER));
-// A block source: devnet, files:PATH, lake:mainnet|testnet|s3://..., neardata:mainnet|testnet|http(s)://...
+// A block source: realnet[:RELEASE], files:PATH, lake:mainnet|testnet|s3://..., neardata:mainnet|testnet|http(s)://...
 const source = z
   .string()
-  .regex(/^(devnet|realnet(:[0-9.]+)?|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/)
+  .regex(/^(realnet(:[0-9.]+)?|files:.+|lake:(mainnet|testnet|s3:\/\/[^/?]+(\?.*)?)|neardata:(mainnet|testnet|https?:\/\/.+))$/)
   .refine((s) => !s.startsWith('realnet:') || (REF_RELEASES as readonly string[]).includes(s.slice('realnet:'.length)), `a realnet release vendored: ${REF_RELEASES.join(', ')}`);
 
 export const settings = {
@@ -72,7 +72,7 @@ export const settings = {
     flag: '--host',
     default: '127.0.0.1',
     expected: 'a host name or IP address',
-    description: "Address the API listens on; under `index`, the indexer's status port, solver relay and devnet NEAR JSON-RPC",
+    description: "Address the API listens on; under `index`, the indexer's status port, solver relay and realnet NEAR JSON-RPC",
     schema: z.string().regex(/^[A-Za-z0-9.:_\-[\]]+$/),
   },
   nearNetwork: {
@@ -111,7 +111,7 @@ export const settings = {
     env: 'DEXLAKE_SOURCE',
     flag: '--source',
     default: 'realnet',
-    expected: `devnet, realnet[:RELEASE] (RELEASE one of ${REF_RELEASES.join(', ')}), files:PATH, lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL or neardata:mainnet|testnet|URL`,
+    expected: `realnet[:RELEASE] (RELEASE one of ${REF_RELEASES.join(', ')}), files:PATH, lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL or neardata:mainnet|testnet|URL`,
     description: 'Where the indexer reads blocks from',
     schema: source,
   },
@@ -158,7 +158,7 @@ export const settings = {
     flag: '--devnet-speed',
     default: '1',
     expected: 'a number of blocks per second from 0 to 1000 (0: as fast as the indexer takes them)',
-    description: 'Pace of the devnet source',
+    description: 'Pace of the realnet source',
     schema: z.coerce.number().min(0).max(1000),
   },
   devnetSeed: {
@@ -166,7 +166,7 @@ export const settings = {
     flag: '--devnet-seed',
     default: 'dexlake',
     expected: 'a non-empty text of letters, digits, dashes and underscores',
-    description: 'Seed of the devnet source: the same seed gives the same chain',
+    description: 'Seed of the realnet source: the same seed gives the same chain',
     schema: z.string().regex(/^[A-Za-z0-9_-]+$/),
   },
   devnetGenesis: {
@@ -174,7 +174,7 @@ export const settings = {
     flag: '--devnet-genesis',
     expected: 'recent, or a UTC time to the second such as 2026-01-01T00:00:00Z',
     description:
-      "Time of the devnet's block 1 (each block is one second later): the same seed and genesis give the same chain. `recent`: the genesis of the devnet chain the database holds, else the moment the indexer first starts, so at speed 1 the chain's clock is real time and `/health`'s lag is seconds; a time: that one (refused when the database holds another). Unset: `recent` under `start`; elsewhere the database's chain's genesis, else 2026-01-01T00:00:00Z, the fixed genesis of tests and benches, paced from each run's start",
+      "Time of the realnet's block 1 (each block is one second later): the same seed and genesis give the same chain. `recent`: the genesis of the realnet chain the database holds, else the moment the indexer first starts, so at speed 1 the chain's clock is real time and `/health`'s lag is seconds; a time: that one (refused when the database holds another). Unset: `recent` under `start`; elsewhere the database's chain's genesis, else 2026-01-01T00:00:00Z, the fixed genesis of tests and benches, paced from each run's start",
     schema: z.string().refine((s) => s === 'recent' || (/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(s) && Date.parse(s) >= 0 && new Date(Date.parse(s)).toISOString() === s.replace('Z', '.000Z'))),
   },
   indexerPort: {
@@ -190,15 +190,15 @@ export const settings = {
     flag: '--relay-port',
     default: '3001',
     expected: 'an integer from 0 to 65535 (0: no relay)',
-    description: 'Port of the local solver relay (JSON-RPC `quote` and `publish_intent` at /rpc, priced from the indexed AmmA pools) that `index` starts with the realnet or devnet source, on HOST (0 turns it off)',
+    description: 'Port of the local solver relay (JSON-RPC `quote` and `publish_intent` at /rpc, priced from the indexed AmmA pools) that `index` starts with the realnet source, on HOST (0 turns it off)',
     schema: port,
   },
   devnetRpcPort: {
     env: 'DEXLAKE_DEVNET_RPC_PORT',
     flag: '--devnet-rpc-port',
     default: '3002',
-    expected: 'an integer from 0 to 65535 (0: no devnet RPC)',
-    description: 'Port of the devnet\'s NEAR JSON-RPC (status, block, query call_function and view_state at any indexed height) that `index` starts with the devnet or realnet source, on HOST (0 turns it off)',
+    expected: 'an integer from 0 to 65535 (0: no realnet RPC)',
+    description: 'Port of the realnet\'s NEAR JSON-RPC (status, block, query call_function and view_state at any indexed height) that `index` starts with the realnet source, on HOST (0 turns it off)',
     schema: port,
   },
   nearRpcUrl: {
@@ -221,7 +221,7 @@ export const settings = {
     flag: '--quote-relay',
     default: 'http://127.0.0.1:3001',
     expected: 'an http:// or https:// URL',
-    description: 'Solver relay that QuoteA routes ask for quotes (JSON-RPC at /rpc); the default is the devnet relay of `dexlake index`',
+    description: 'Solver relay that QuoteA routes ask for quotes (JSON-RPC at /rpc); the default is the local relay of `dexlake index`',
     schema: url(['http:', 'https:']),
   },
 } satisfies Record<string, Setting>;

@@ -1,23 +1,21 @@
-// `dexlake devnet export`: the devnet's (or with `--realnet`, the realnet's) first N blocks in the Lake S3 layout (`<height, 12 digits>/block.json` and
+// `dexlake devnet export`: the realnet's first N blocks in the Lake S3 layout (`<height, 12 digits>/block.json` and
 // `shard_0.json`), for `--source files:DIR`, for sharing a reproducible chain, or for a bucket. `dexlake devnet rpc`:
-// NEAR JSON-RPC over the devnet's first N blocks (devnet/devnet-rpc.ts), e.g. for `dexlake bootstrap --rpc`.
+// NEAR JSON-RPC over the realnet's first N blocks (devnet/realnet/rpc.ts), e.g. for `dexlake bootstrap --rpc`.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { Devnet, DEVNET_BLOCK_MS, DEVNET_GENESIS_HEIGHT, DEVNET_GENESIS_MS } from '../devnet/devnet.ts';
-import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
+import { DEVNET_BLOCK_MS, DEVNET_GENESIS_HEIGHT, DEVNET_GENESIS_MS } from '../devnet/realnet/chain.ts';
 import { parseRefRelease } from '../devnet/realnet/releases.ts';
 import { realnetMarket, realnetRpc } from '../devnet/realnet/wasm.ts';
 import { startNearRpc } from '../devnet/rpc.ts';
-import type { RawJson } from '../near/lake-json.ts';
 import { stopSignal } from './run.ts';
 import { ConfigError, type Config } from './config.ts';
 
 /**
- * The genesis (ms) a database-backed command runs the devnet with, from `--devnet-genesis` and the blocks the
+ * The genesis (ms) a database-backed command runs the realnet with, from `--devnet-genesis` and the blocks the
  * database holds (block h's timestamp less h - 1 seconds: the stored chain keeps its genesis across restarts).
- * Undefined for the fixed genesis, which the devnet source paces from each run's start rather than from the genesis.
+ * Undefined for the fixed genesis, which the realnet source paces from each run's start rather than from the genesis.
  */
 export async function resolveDevnetGenesis(db: Kysely<Database>, setting: string | undefined, now = Date.now()): Promise<number | undefined> {
   const first = await db.selectFrom('blocks').select(['height', 'timestamp_ms']).orderBy('height').limit(1).executeTakeFirst();
@@ -25,10 +23,10 @@ export async function resolveDevnetGenesis(db: Kysely<Database>, setting: string
   const given = setting === undefined || setting === 'recent' ? undefined : Date.parse(setting);
   if (given !== undefined && stored !== undefined && given !== stored) {
     throw new ConfigError(
-      `--devnet-genesis=${setting}: the database holds a devnet chain with genesis ${new Date(stored).toISOString()}; give that, or recent, or start from an empty database`,
+      `--devnet-genesis=${setting}: the database holds a realnet chain with genesis ${new Date(stored).toISOString()}; give that, or recent, or start from an empty database`,
     );
   }
-  // `recent` with nothing stored: now, to the second (the devnet produces nothing ahead, so its head is about now).
+  // `recent` with nothing stored: now, to the second (the realnet produces nothing ahead, so its head is about now).
   const genesis = given ?? stored ?? (setting === 'recent' ? Math.floor(now / 1000) * 1000 : DEVNET_GENESIS_MS);
   return genesis === DEVNET_GENESIS_MS ? undefined : genesis;
 }
@@ -36,38 +34,32 @@ export async function resolveDevnetGenesis(db: Kysely<Database>, setting: string
 /** The genesis of a command without a database: the one given, else the fixed one; `recent` needs a database. */
 function givenGenesis(config: Config): number | undefined {
   if (config.devnetGenesis === 'recent') {
-    throw new ConfigError('--devnet-genesis=recent is chosen by the indexer and kept in its database: give the time it logged (devnet genesis)');
+    throw new ConfigError('--devnet-genesis=recent is chosen by the indexer and kept in its database: give the time it logged (realnet genesis)');
   }
   return config.devnetGenesis === undefined ? undefined : Date.parse(config.devnetGenesis);
 }
 
-/** `--realnet [RELEASE]`: the realnet's market on that Ref release (true: the newest) instead of the devnet. */
-type RealnetOption = string | boolean | undefined;
-function releaseOf(realnet: RealnetOption): string | undefined {
-  const release = typeof realnet === 'string' ? realnet : undefined;
+/** `--release`: a vendored Ref release (undefined: the newest). */
+function releaseOf(release: string | undefined): string | undefined {
   try {
     parseRefRelease(release);
   } catch (error) {
-    throw new ConfigError(`--realnet: ${(error as Error).message}`);
+    throw new ConfigError(`--release: ${(error as Error).message}`);
   }
   return release;
 }
 
-function seededChain(config: Config, realnet: RealnetOption, genesisMs: number | undefined): { next(): RawJson } {
-  const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
-  return realnet ? realnetMarket(releaseOf(realnet), { ...options, history: false, models: true }) : new Devnet(options);
-}
-
-export async function devnetExport(config: Config, opts: { blocks: string; out: string; realnet?: RealnetOption }): Promise<void> {
+export async function devnetExport(config: Config, opts: { blocks: string; out: string; release?: string }): Promise<void> {
   if (!/^\d+$/.test(opts.blocks) || Number(opts.blocks) < 1 || Number(opts.blocks) > 10_000_000) {
     throw new ConfigError(`invalid --blocks="${opts.blocks}": expected a number of blocks from 1 to 10000000`);
   }
   const count = Number(opts.blocks);
   const genesisMs = givenGenesis(config);
-  const devnet = seededChain(config, opts.realnet, genesisMs);
+  const release = releaseOf(opts.release);
+  const market = realnetMarket(release, { seed: config.devnetSeed, history: false, models: true, ...(genesisMs !== undefined ? { genesisMs } : {}) });
   let lastReport = Date.now();
   for (let i = 1; i <= count; i++) {
-    const { block, shards } = devnet.next() as { block: { header: { height: number } }; shards: Array<{ shard_id: number }> };
+    const { block, shards } = market.next() as { block: { header: { height: number } }; shards: Array<{ shard_id: number }> };
     const dir = path.join(opts.out, String(block.header.height).padStart(12, '0'));
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, 'block.json'), JSON.stringify(block));
@@ -77,10 +69,10 @@ export async function devnetExport(config: Config, opts: { blocks: string; out: 
       lastReport = Date.now();
     }
   }
-  process.stdout.write(`wrote ${count} blocks (${opts.realnet ? 'realnet' : 'devnet'}, seed ${config.devnetSeed}) to ${opts.out}\n`);
+  process.stdout.write(`wrote ${count} blocks (realnet, Ref ${parseRefRelease(release)}, seed ${config.devnetSeed}) to ${opts.out}\n`);
 }
 
-export async function devnetRpc(config: Config, opts: { port: string; blocks: string; realnet?: RealnetOption }): Promise<void> {
+export async function devnetRpc(config: Config, opts: { port: string; blocks: string; release?: string }): Promise<void> {
   if (!/^\d+$/.test(opts.blocks) || Number(opts.blocks) < 1 || Number(opts.blocks) > 10_000_000) {
     throw new ConfigError(`invalid --blocks="${opts.blocks}": expected a number of blocks from 1 to 10000000`);
   }
@@ -89,9 +81,10 @@ export async function devnetRpc(config: Config, opts: { port: string; blocks: st
   const genesisMs = givenGenesis(config);
   const signal = stopSignal();
   const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
-  const chain = opts.realnet ? realnetRpc(releaseOf(opts.realnet), options, () => blocks) : new DevnetRpcChain({ ...options, final: () => blocks });
+  const release = releaseOf(opts.release);
+  const chain = realnetRpc(release, options, () => blocks);
   const server = await startNearRpc(chain, { host: config.host, port: Number(opts.port) });
-  process.stdout.write(`${opts.realnet ? 'realnet' : 'devnet'} NEAR JSON-RPC (seed ${config.devnetSeed}, blocks 1..${blocks}) at ${server.url}\n`);
+  process.stdout.write(`realnet NEAR JSON-RPC (Ref ${parseRefRelease(release)}, seed ${config.devnetSeed}, blocks 1..${blocks}) at ${server.url}\n`);
   await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
   await server.close();
 }

@@ -56,7 +56,7 @@ withSettings(program.command('start').description('database, migrations, then th
 
 const indexNames = [...commonSettings, ...indexerSettings, 'host' as const];
 withSettings(program.command('index').description('run the indexer: read blocks from the source into PostgreSQL'), indexNames, {
-  host: "Address the indexer's own servers listen on: its status port (--indexer-port) and, with the devnet source, the solver relay (--relay-port) and NEAR JSON-RPC (--devnet-rpc-port)",
+  host: "Address the indexer's own servers listen on: its status port (--indexer-port) and, with the realnet source, the solver relay (--relay-port) and NEAR JSON-RPC (--devnet-rpc-port)",
 }).action(
   async (_opts, command: Command) => {
     const { index } = await import('./commands.ts');
@@ -135,16 +135,16 @@ withSettings(
 });
 
 const devnetNames: SettingName[] = ['devnetSeed', 'devnetGenesis'];
-const devnet = program.command('devnet').description('the devnet simulator');
+const devnet = program.command('devnet').description("the local seeded chain (the realnet: the contracts' own wasm, and models of the closed ones)");
 withSettings(
   devnet
     .command('export')
-    .description('write the first N devnet blocks as Lake-layout folders that --source files:DIR reads back')
+    .description("write the realnet's first N blocks as Lake-layout folders that --source files:DIR reads back")
     .requiredOption('--blocks <N>', 'number of blocks, from genesis')
     .requiredOption('--out <DIR>', 'folder to write (created if missing)')
-    .option('--realnet [RELEASE]', "the realnet's market on the contracts' own wasm, Ref RELEASE (default the newest vendored), instead of the devnet"),
+    .option('--release <RELEASE>', "Ref's exchange release the chain runs (default the newest vendored)"),
   devnetNames,
-).action(async (opts: { blocks: string; out: string; realnet?: string | boolean }, command: Command) => {
+).action(async (opts: { blocks: string; out: string; release?: string }, command: Command) => {
   const { devnetExport } = await import('./devnet.ts');
   await devnetExport(configOf(command, devnetNames), opts);
 });
@@ -153,13 +153,13 @@ const devnetRpcNames: SettingName[] = ['devnetSeed', 'devnetGenesis', 'host'];
 withSettings(
   devnet
     .command('rpc')
-    .description('serve NEAR JSON-RPC for the devnet\'s first N blocks (status, block, query call_function and view_state at any of them) until stopped')
+    .description("serve NEAR JSON-RPC for the realnet's first N blocks (status, block, query call_function and view_state at any of them) until stopped")
     .requiredOption('--port <P>', 'port to listen on (0: any free one)')
-    .requiredOption('--blocks <N>', 'blocks the devnet has produced: heights 1..N are answered')
-    .option('--realnet [RELEASE]', "the realnet's market on the contracts' own wasm, Ref RELEASE (default the newest vendored), instead of the devnet"),
+    .requiredOption('--blocks <N>', 'blocks the chain has produced: heights 1..N are answered')
+    .option('--release <RELEASE>', "Ref's exchange release the chain runs (default the newest vendored)"),
   devnetRpcNames,
   { host: 'Address the JSON-RPC listens on' },
-).action(async (opts: { port: string; blocks: string; realnet?: string | boolean }, command: Command) => {
+).action(async (opts: { port: string; blocks: string; release?: string }, command: Command) => {
   const { devnetRpc } = await import('./devnet.ts');
   await devnetRpc(configOf(command, devnetRpcNames), opts);
 });

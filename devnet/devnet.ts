@@ -19,10 +19,8 @@ import { Tokens, type TokenSpec } from './tokens.ts';
 import { WrapDevnet } from './wrap.ts';
 import type { DevnetDex, TruthTrade, World } from './world.ts';
 
-export const DEVNET_GENESIS_HEIGHT = 1;
-/** 2026-01-01T00:00:00Z: the fixed genesis (tests, benches, `devnet export`); the clock moves one second per block. */
-export const DEVNET_GENESIS_MS = Date.UTC(2026, 0, 1);
-export const DEVNET_BLOCK_MS = 1_000;
+import { DEVNET_BLOCK_MS, DEVNET_GENESIS_HEIGHT, DEVNET_GENESIS_MS } from './realnet/chain.ts';
+export { DEVNET_BLOCK_MS, DEVNET_GENESIS_HEIGHT, DEVNET_GENESIS_MS };
 
 const USDT = 'usdt.tether-token.near';
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';

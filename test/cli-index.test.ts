@@ -233,14 +233,14 @@ describe('dexlake index, replay and rebuild from the fixture files', () => {
   });
 });
 
-describe('dexlake index on the devnet with a genesis', () => {
+describe('dexlake index on the realnet with a genesis', () => {
   it('stamps block h at genesis + (h - 1) s, keeps that genesis when none is given, and refuses another', { timeout: 120_000 }, async () => {
     const { url, db } = await freshDatabase();
-    const env = { DATABASE_URL: url, DEXLAKE_SOURCE: 'devnet', DEXLAKE_DEVNET_SPEED: '0', DEXLAKE_RELAY_PORT: '0', DEXLAKE_DEVNET_RPC_PORT: '0' };
+    const env = { DATABASE_URL: url, DEXLAKE_SOURCE: 'realnet', DEXLAKE_DEVNET_SPEED: '0', DEXLAKE_RELAY_PORT: '0', DEXLAKE_DEVNET_RPC_PORT: '0' };
     const genesis = Date.UTC(2026, 2, 1);
     const first = await dexlake(['index', '--devnet-genesis', '2026-03-01T00:00:00Z', '--to', '5'], env);
     expect(first.code, first.output).toBe(0);
-    expect(logLine(first.output, 'devnet genesis')).toMatchObject({ genesis: '2026-03-01T00:00:00.000Z' });
+    expect(logLine(first.output, 'realnet genesis')).toMatchObject({ genesis: '2026-03-01T00:00:00.000Z' });
     // Unset, the genesis is the one the database's chain has.
     const second = await dexlake(['index', '--to', '8'], env);
     expect(second.code, second.output).toBe(0);
@@ -249,7 +249,7 @@ describe('dexlake index on the devnet with a genesis', () => {
 
     const other = await dexlake(['index', '--devnet-genesis', '2026-01-01T00:00:00Z', '--to', '10'], env);
     expect(other.code).not.toBe(0);
-    expect(other.output).toContain('the database holds a devnet chain with genesis 2026-03-01T00:00:00.000Z');
+    expect(other.output).toContain('the database holds a realnet chain with genesis 2026-03-01T00:00:00.000Z');
     expect(await count(db, 'select count(*)::int as n from blocks where height > 8')).toBe(0);
   });
 });

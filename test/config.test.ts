@@ -29,13 +29,14 @@ describe('config', () => {
     [{ NEAR_RPC_URL: 'localhost:3030' }, 'invalid NEAR_RPC_URL="localhost:3030": expected an http:// or https:// URL'],
     [{ DATABASE_READ_URL: 'postgres://a/x,mysql://b/x' }, 'invalid DATABASE_READ_URL="postgres://a/x,mysql://b/x": expected one or more postgres:// or postgresql:// URLs, separated by commas'],
     [{ DEXLAKE_TRUST_PROXY: '10.0.0.0/8,haproxy' }, 'invalid DEXLAKE_TRUST_PROXY="10.0.0.0/8,haproxy": expected IP addresses or CIDR ranges, separated by commas'],
+    [{ DEXLAKE_SOURCE: 'devnet' }, `invalid DEXLAKE_SOURCE="devnet": expected ${settings.source.expected}`],
     [{ DEXLAKE_DEVNET_GENESIS: '2026-02-30T00:00:00Z' }, `invalid DEXLAKE_DEVNET_GENESIS="2026-02-30T00:00:00Z": expected ${settings.devnetGenesis.expected}`],
   ])('rejects %o with one line naming it', (env, message) => {
     expect(() => loadConfig(env)).toThrow(new ConfigError(message));
   });
 
   it('accepts every source form', () => {
-    for (const source of ['devnet', 'files:test/fixtures/blocks', 'lake:mainnet', 'lake:testnet', 'lake:s3://bucket?region=eu-central-1&endpoint=http://127.0.0.1:4569', 'neardata:mainnet', 'neardata:https://example.org']) {
+    for (const source of ['realnet', 'realnet:1.6.2', 'files:test/fixtures/blocks', 'lake:mainnet', 'lake:testnet', 'lake:s3://bucket?region=eu-central-1&endpoint=http://127.0.0.1:4569', 'neardata:mainnet', 'neardata:https://example.org']) {
       expect(loadConfig({ DEXLAKE_SOURCE: source }).source).toBe(source);
     }
   });

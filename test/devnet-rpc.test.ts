@@ -1,5 +1,5 @@
-// The real `dexlake devnet rpc` and `dexlake bootstrap` commands: the devnet's NEAR JSON-RPC over its first 300 blocks,
-// a bootstrap from it at block 250 into an empty database, and the one line a height the node has not produced gives.
+// The real `dexlake devnet rpc` and `dexlake bootstrap` commands: the realnet's NEAR JSON-RPC over its first 300
+// blocks (Ref's and the tokens' own views, the hosted models' answers), a bootstrap from it at block 250 into an empty database, and the one line a height the node has not produced gives.
 import { afterAll, describe, expect, it } from 'vitest';
 import { transactionGasCeiling } from '../cli/serve.ts';
 import { connect } from '../db/connect.ts';
@@ -19,7 +19,7 @@ describe('dexlake devnet rpc and dexlake bootstrap', () => {
     await server?.exited;
   });
 
-  it('serves the devnet, and bootstraps a database from it', { timeout: 180_000 }, async () => {
+  it('serves the realnet, and bootstraps a database from it', { timeout: 180_000 }, async () => {
     server = runDexlake(['devnet', 'rpc', '--port', '0', '--blocks', '300'], { LOG_LEVEL: 'warn' });
     let url = '';
     for (let i = 0; i < 600 && url === ''; i++) {
@@ -28,9 +28,9 @@ describe('dexlake devnet rpc and dexlake bootstrap', () => {
     }
     expect(url, server.output()).not.toBe('');
     const status = await rpc(url, 'status', []);
-    expect(status.result).toMatchObject({ chain_id: 'devnet', sync_info: { latest_block_height: 300, syncing: false } });
+    expect(status.result).toMatchObject({ chain_id: 'realnet', sync_info: { latest_block_height: 300, syncing: false } });
 
-    // The chain's prepaid gas per transaction: the devnet answers EXPERIMENTAL_protocol_config with the limits its
+    // The chain's prepaid gas per transaction: the realnet answers EXPERIMENTAL_protocol_config with the limits its
     // contracts run under (protocol 90: 1 PGas since version 83's raise), and `serve` takes it unless overridden.
     expect(await protocolLimits(url)).toEqual({ protocolVersion: 90, maxTotalPrepaidGas: 10n ** 15n });
     const warnings: string[] = [];
@@ -52,7 +52,7 @@ describe('dexlake devnet rpc and dexlake bootstrap', () => {
     const db = connect(dbUrl);
     try {
       const { rows } = await db.pool.query(`select (select height::int from checkpoints) as checkpoint, (select count(distinct dex)::int from pools) as dexes`);
-      // Every DEX with pools on the devnet: AmmA, AmmDclA, AmmC, Launch and the four stakes.
+      // Every DEX with pools on the realnet: AmmA (Ref's own), AmmDclA, AmmC, Launch and the four stakes (hosted models).
       expect(rows[0]).toEqual({ checkpoint: 250, dexes: 8 });
     } finally {
       await db.close();

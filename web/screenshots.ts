@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
-// `npm run screenshots`: every explorer page over real devnet data, in Debian's Chromium, written to
+// `npm run screenshots`: every explorer page over real realnet data, in Debian's Chromium, written to
 // docs/screenshots/ (linked from the README); then each page's first paint and the moment its data shows. An
-// embedded PostgreSQL in a temp dir, 1,200 devnet blocks indexed by the real pipeline, the real api; the explorer
+// embedded PostgreSQL in a temp dir, 1,200 realnet blocks indexed by the real pipeline, the real api; the explorer
 // must be built (npm run build:web).
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';

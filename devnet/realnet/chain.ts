@@ -41,13 +41,18 @@ export type TxAction =
   | { kind: 'FunctionCall'; method: string; args?: unknown; deposit?: bigint; gas?: bigint }
   | { kind: 'Transfer'; deposit: bigint };
 
+/** The seeded chain's block 1 and its clock: 2026-01-01T00:00:00Z (tests, benches, `devnet export`), a block a second. */
+export const DEVNET_GENESIS_HEIGHT = 1;
+export const DEVNET_GENESIS_MS = Date.UTC(2026, 0, 1);
+export const DEVNET_BLOCK_MS = 1_000;
+
 export interface RealnetOptions {
   seed: string;
-  /** Height of the first block; default 1. */
+  /** Height of the first block; default DEVNET_GENESIS_HEIGHT. */
   genesisHeight?: number;
-  /** Timestamp of the first block, ms; default 2026-01-01T00:00:00Z. */
+  /** Timestamp of the first block, ms; default DEVNET_GENESIS_MS. */
   genesisMs?: number;
-  /** Time between blocks, ms; default 1000. */
+  /** Time between blocks, ms; default DEVNET_BLOCK_MS. */
   blockMs?: number;
   /**
    * When a transaction's receipt runs: `same-block` (default), in the transaction's block whatever its receiver;
@@ -192,10 +197,10 @@ export class RealnetChain {
 
   constructor(options: RealnetOptions) {
     this.seed = options.seed;
-    this.genesisHeight = options.genesisHeight ?? 1;
+    this.genesisHeight = options.genesisHeight ?? DEVNET_GENESIS_HEIGHT;
     this.height = this.genesisHeight;
-    this.genesisMs = options.genesisMs ?? Date.UTC(2026, 0, 1);
-    this.blockMs = options.blockMs ?? 1000;
+    this.genesisMs = options.genesisMs ?? DEVNET_GENESIS_MS;
+    this.blockMs = options.blockMs ?? DEVNET_BLOCK_MS;
     this.txReceipts = options.txReceipts ?? 'same-block';
     this.history = options.history ?? true;
     this.prevHash = this.hashOf('genesis-parent');

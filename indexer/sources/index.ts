@@ -1,4 +1,4 @@
-// Picks the block source a spec names: `devnet`, `realnet[:RELEASE]`, `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
+// Picks the block source a spec names: `realnet[:RELEASE]`, `files:PATH`, `lake:...`, `neardata:...`. Each loads on demand (the S3
 // client alone takes a fifth of a second to import).
 import type { ReadAheadSettings } from './read-ahead.ts';
 import type { SourceObserver } from './retry.ts';
@@ -11,12 +11,12 @@ export interface OpenOptions extends SourceObserver {
   // print nothing themselves; the indexer logs them and its status port counts them).
   /** The neardata and lake read-ahead (default: read-ahead.ts's). */
   readAhead?: ReadAheadSettings;
-  /** The devnet's seed, pace (blocks per second, 0: unpaced) and genesis (ms); default seed `dexlake`, unpaced, the
+  /** The realnet's seed, pace (blocks per second, 0: unpaced) and genesis (ms); default seed `dexlake`, unpaced, the
    * fixed genesis. */
   devnet?: { seed?: string; speed?: number; genesisMs?: number | undefined };
 }
 
-const FORMS = 'devnet, realnet[:RELEASE], files:PATH, neardata:mainnet|testnet|URL or lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL';
+const FORMS = 'realnet[:RELEASE], files:PATH, neardata:mainnet|testnet|URL or lake:mainnet|testnet|s3://BUCKET?region=R&endpoint=URL';
 
 export async function openSource(spec: string, options: OpenOptions = {}): Promise<BlockSource> {
   const colon = spec.indexOf(':');
@@ -34,15 +34,9 @@ export async function openSource(spec: string, options: OpenOptions = {}): Promi
       return (await import('./lake.ts')).lakeSource(spec, options);
     case 'neardata':
       return (await import('./neardata.ts')).neardataSource(spec, options);
-    case 'devnet': {
-      if (spec !== 'devnet') throw new Error(`block source "${spec}": the devnet takes its seed and pace from --devnet-seed and --devnet-speed`);
-      const { devnetSource } = await import('./devnet.ts');
-      const genesisMs = options.devnet?.genesisMs;
-      return devnetSource({ seed: options.devnet?.seed ?? 'dexlake', speed: options.devnet?.speed ?? 0, ...(genesisMs !== undefined ? { genesisMs } : {}) });
-    }
     case 'realnet': {
-      // The realnet: Ref of RELEASE (default the newest vendored), wNEAR and tokens on their own wasm; seed, pace and
-      // genesis as the devnet's.
+      // The realnet: Ref of RELEASE (default the newest vendored), wNEAR, the verifier and tokens on their own wasm,
+      // the closed contracts' models hosted beside them; seed, pace and genesis from the --devnet-* settings.
       const { realnetSource } = await import('./realnet.ts');
       const genesisMs = options.devnet?.genesisMs;
       return realnetSource({ release: colon < 0 ? undefined : spec.slice(colon + 1), seed: options.devnet?.seed ?? 'dexlake', speed: options.devnet?.speed ?? 0, ...(genesisMs !== undefined ? { genesisMs } : {}) });

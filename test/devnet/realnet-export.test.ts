@@ -1,4 +1,4 @@
-// Issue 31 point 6, same seed, same chain: `dexlake devnet export --realnet` writes the realnet's blocks in the Lake
+// Issue 31 point 6, same seed, same chain: `dexlake devnet export` writes the realnet's blocks in the Lake
 // layout; two processes write the same bytes, and those are the bytes of the market run here; another seed or
 // release is another chain. A release that is not vendored is refused before anything runs (exit 2).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -28,10 +28,10 @@ async function exported(args: string[]): Promise<Map<string, string>> {
 describe('the realnet: same seed, same chain, in every process', () => {
   it('two processes export the same bytes, the bytes of the market run here; another seed or release differs', async () => {
     const [a, b, seeded, older] = await Promise.all([
-      exported(['--realnet']),
-      exported(['--realnet', '1.9.17']),
-      exported(['--realnet', '--devnet-seed', 'another']),
-      exported(['--realnet', '1.8.0']),
+      exported([]),
+      exported(['--release', '1.9.17']),
+      exported(['--devnet-seed', 'another']),
+      exported(['--release', '1.8.0']),
     ]);
     expect(a.size).toBe(2 * BLOCKS);
     expect(b).toEqual(a);
@@ -47,7 +47,7 @@ describe('the realnet: same seed, same chain, in every process', () => {
   }, 180_000);
 
   it('refuses a release that is not vendored, naming the ones that are (exit 2)', async () => {
-    for (const args of [['devnet', 'export', '--blocks', '1', '--out', path.join(tmpdir(), 'never'), '--realnet', '9.9'], ['index', '--source', 'realnet:9.9', '--to', '1']]) {
+    for (const args of [['devnet', 'export', '--blocks', '1', '--out', path.join(tmpdir(), 'never'), '--release', '9.9'], ['index', '--source', 'realnet:9.9', '--to', '1']]) {
       const running = runDexlake(args, { DEXLAKE_SOURCE: undefined });
       const { code } = await running.exited;
       expect(code, running.output()).toBe(2);

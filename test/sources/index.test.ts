@@ -8,8 +8,8 @@ describe('openSource', () => {
       name: `files:${fixturePath('mainnet')}`,
       sparse: true,
     });
-    expect(await openSource('devnet')).toMatchObject({ name: 'devnet:dexlake', sparse: false });
-    expect((await openSource('devnet', { devnet: { seed: 'other' } })).name).toBe('devnet:other');
+    expect(await openSource('realnet')).toMatchObject({ name: 'realnet:1.9.17:dexlake', sparse: false });
+    expect((await openSource('realnet:1.8.0', { devnet: { seed: 'other' } })).name).toBe('realnet:1.8.0:other');
     expect(await openSource('neardata:mainnet')).toMatchObject({
       name: 'neardata:https://mainnet.neardata.xyz',
       sparse: false,
@@ -24,9 +24,10 @@ describe('openSource', () => {
   });
 
   it('says what it accepts for anything else', async () => {
-    await expect(openSource('devnet:7')).rejects.toThrow(/the devnet takes its seed and pace from --devnet-seed and --devnet-speed/);
+    // The all-model devnet of the first waves is retired: its name is no source now.
+    await expect(openSource('devnet')).rejects.toThrow(/unknown block source "devnet": expected realnet\[:RELEASE\], files:PATH/);
     await expect(openSource('realnet:9.9')).rejects.toThrow(/Ref release "9\.9" is not vendored: expected one of 1\.6\.2, .*, 1\.9\.17/);
-    await expect(openSource('rpc:mainnet')).rejects.toThrow(/unknown block source "rpc:mainnet": expected devnet, realnet\[:RELEASE\], files:PATH/);
+    await expect(openSource('rpc:mainnet')).rejects.toThrow(/unknown block source "rpc:mainnet": expected realnet\[:RELEASE\], files:PATH/);
     await expect(openSource('files:')).rejects.toThrow(/needs a path/);
     await expect(openSource('neardata:')).rejects.toThrow(/expected neardata:mainnet/);
     await expect(openSource('lake:https://bucket')).rejects.toThrow(/expected lake:mainnet/);
