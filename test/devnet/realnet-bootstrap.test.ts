@@ -4,45 +4,18 @@
 // bootstrapped at H from it and indexed on to N equals the realnet indexed from its genesis: every pools row and
 // every route.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REF_RELEASES, realnetMarket, realnetRpc } from '../../devnet/realnet/wasm.ts';
-import { rawSource } from '../../indexer/sources/raw.ts';
-import { bootstrapEquality, type BootstrapEquality, type SeededChain } from '../harness/devnet-bootstrap.ts';
+import { REF_RELEASES } from '../../devnet/realnet/wasm.ts';
+import { bootstrapEquality, realnetChain, type BootstrapEquality } from '../harness/bootstrap-equality.ts';
 
 const SEED = 'realnet-bootstrap';
 /** After the setup (pools made at blocks 5-6) and some seventy blocks of trading; N sixty more. */
 const H = 80;
 const N = 140;
 
-const made = new Map<string, SeededChain>();
-
-/** The realnet's first N blocks, made once a release, as a block source over any range of them; its JSON-RPC
- * replays it. */
-function realnet(release: (typeof REF_RELEASES)[number]): SeededChain {
-  const chain = made.get(release) ?? madeChain(release);
-  made.set(release, chain);
-  return chain;
-}
-
-function madeChain(release: (typeof REF_RELEASES)[number]): SeededChain {
-  const market = realnetMarket(release, { seed: SEED, history: false, models: true });
-  const blocks = Array.from({ length: N }, () => JSON.stringify(market.next()));
-  return {
-    source: () =>
-      rawSource(`realnet:${release}`, false, async function* (range) {
-        for (const [i, text] of blocks.entries()) {
-          const height = i + 1;
-          // A fresh buffer each time: the pipeline hands a block's bytes to a decode worker, which takes them.
-          if ((range.from === undefined || height >= range.from) && (range.to === undefined || height <= range.to)) yield { kind: 'message', height, body: Buffer.from(text) };
-        }
-      }),
-    rpc: (final, limit) => realnetRpc(release, { seed: SEED }, final, limit),
-  };
-}
-
 describe.each(REF_RELEASES)('AmmA bootstrapped from the realnet (Ref %s)', (release) => {
   const runs = new Map<string, BootstrapEquality>();
   beforeAll(async () => {
-    const chain = realnet(release);
+    const chain = realnetChain(SEED, N, release);
     // The exchange's storage (5 kB) is under nearcore's 50 kB view_state limit, so the bootstrap reads it; with the
     // limit at 0 it is refused, as mainnet's is, and the bootstrap asks the contract's views.
     runs.set('storage', await bootstrapEquality('AmmA', { chain, h: H, n: N }));
@@ -67,7 +40,7 @@ const LAUNCH_AMOUNTS = ['1000000000000000000000000', '10000000000000000000000000
 describe.each(HOSTED)('%s (hosted model) bootstrapped from the realnet (Ref 1.9.17)', (dex) => {
   let run: BootstrapEquality;
   beforeAll(async () => {
-    run = await bootstrapEquality(dex, { chain: realnet('1.9.17'), h: H, n: N, ...(dex === 'Launch' ? { amounts: LAUNCH_AMOUNTS } : {}) });
+    run = await bootstrapEquality(dex, { chain: realnetChain(SEED, N, '1.9.17'), h: H, n: N, ...(dex === 'Launch' ? { amounts: LAUNCH_AMOUNTS } : {}) });
   }, 240_000);
 
   // AmmDclA's views give an endpoint's net delta only: the bootstrap keeps its sum as a floor (`sumAtLeast`), which
