@@ -3,7 +3,6 @@
 // filling a user's SOL -> BNB-on-HOT swap; test/fixtures/truth/quote-a, a public transaction dump) in hand-built
 // blocks; its expected values are read off those log lines by hand.
 import { describe, expect, it } from 'vitest';
-import { Devnet } from '../../devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { blockView, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
@@ -173,21 +172,5 @@ describe('QuoteA on real blocks', () => {
     const files = [...fixtureFiles('mainnet'), ...fixtureFiles('testnet')];
     expect(files.length).toBe(32);
     for (const rel of files) expect(decodeQuoteA(loadBlock(rel), C), rel).toEqual([]);
-  });
-});
-
-describe('the devnet writes only the formats the QuoteA decoder knows', () => {
-  it('over 600 seeded blocks, nothing of QuoteA is undecoded, and it trades', () => {
-    const devnet = new Devnet({ seed: 'formats' });
-    const undecoded: string[] = [];
-    let swaps = 0;
-    for (let i = 0; i < 600; i++) {
-      for (const e of decodeQuoteA(normalizeStreamerMessage(devnet.next()), C)) {
-        if (e.kind === 'undecoded') undecoded.push(`${e.reason}: ${e.raw.slice(0, 200)}`);
-        if (e.kind === 'swap') swaps++;
-      }
-    }
-    expect(undecoded).toEqual([]);
-    expect(swaps).toBeGreaterThan(0);
   });
 });

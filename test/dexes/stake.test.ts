@@ -4,7 +4,6 @@
 // off the fixture JSON with python3 (a separate borsh reading of LiNEAR's STATE value), never produced by the
 // code under test.
 import { describe, expect, it } from 'vitest';
-import { Devnet, unknownFormatLines } from '../../devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { BorshWriter } from '../../near/borsh.ts';
 import { blockView, dataChange, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
@@ -644,25 +643,5 @@ describe('stake decoders on real blocks', () => {
       }
     }
     expect(found.map(([rel, e]) => `${rel} ${e.dex} ${e.kind}`)).toEqual(['mainnet/70834059.json StakeB pool_state']);
-  });
-});
-
-const TRICKLE = new Set(unknownFormatLines(MAINNET_CONTRACTS).map((l) => l.line));
-
-describe('the devnet writes only the formats the stake decoders know', () => {
-  it('over 600 seeded blocks, nothing of StakeA..StakeD is undecoded, and each of them trades', () => {
-    const devnet = new Devnet({ seed: 'formats' });
-    const undecoded: string[] = [];
-    const swaps = new Map<string, number>();
-    for (let i = 0; i < 600; i++) {
-      const block = normalizeStreamerMessage(devnet.next());
-      for (const e of [decodeStakeA, decodeStakeB, decodeStakeC, decodeStakeD].flatMap((decode) => decode(block, C))) {
-        // The devnet's trickle of unknown formats aside (test/devnet-undecoded.test.ts follows it).
-        if (e.kind === 'undecoded' && !TRICKLE.has(e.raw)) undecoded.push(`${e.dex} ${e.reason}: ${e.raw.slice(0, 200)}`);
-        if (e.kind === 'swap') swaps.set(e.dex, (swaps.get(e.dex) ?? 0) + 1);
-      }
-    }
-    expect(undecoded).toEqual([]);
-    expect([...swaps.keys()].sort()).toEqual(['StakeA', 'StakeB', 'StakeC', 'StakeD']);
   });
 });

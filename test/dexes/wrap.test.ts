@@ -3,7 +3,6 @@
 // `Deposit/Withdraw <n> NEAR` log; every v2.ref-finance.near `ft_on_transfer` with msg "" and every `withdraw`),
 // never produced by the code under test. Hand-built blocks use near/lake-json.ts.
 import { describe, expect, it } from 'vitest';
-import { Devnet } from '../../devnet/devnet.ts';
 import { normalizeStreamerMessage, type Block } from '../../near/block.ts';
 import { blockView, functionCallAction, receiptOutcome, shard, type RawJson, type RawStatus } from '../../near/lake-json.ts';
 import { MAINNET_CONTRACTS, TESTNET_CONTRACTS } from '../../dexes/contracts.ts';
@@ -311,21 +310,5 @@ describe('Wrap on real blocks', () => {
       found += expected.length;
     }
     expect(found).toBe(5);
-  });
-});
-
-describe('the devnet writes only the formats the Wrap decoder knows', () => {
-  it('over 600 seeded blocks, nothing of Wrap is undecoded, and it trades', () => {
-    const devnet = new Devnet({ seed: 'formats' });
-    const undecoded: string[] = [];
-    let swaps = 0;
-    for (let i = 0; i < 600; i++) {
-      for (const e of decodeWrap(normalizeStreamerMessage(devnet.next()), C)) {
-        if (e.kind === 'undecoded') undecoded.push(`${e.reason}: ${e.raw.slice(0, 200)}`);
-        if (e.kind === 'swap') swaps++;
-      }
-    }
-    expect(undecoded).toEqual([]);
-    expect(swaps).toBeGreaterThan(0);
   });
 });
