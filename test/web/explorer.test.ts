@@ -1,12 +1,12 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-// The explorer in Debian's Chromium (playwright-core) over a devnet-backed server: each page renders the api's
+// The explorer in Debian's Chromium (playwright-core) over a realnet-backed server: each page renders the api's
 // real data; a push on /ws updates the token table and the token page's lists; the route tester shows the quotes
 // GET /route gives, in the same order, and follows /route/subscribe; at phone width nothing overflows the page;
 // controls are named, text contrast is WCAG AA, the skip link works; nothing is loaded from another host.
 // The figures the pages show are written out by hand, not made with web/src/format.ts (the formatter under test; its
-// own cases are in format.test.ts): the devnet is seeded ('explorer', fixed genesis), so the api's values below are
-// fixed, and each is checked beside the text it must read as. A devnet change moves them: re-derive both by hand.
+// own cases are in format.test.ts): the realnet is seeded ('explorer', fixed genesis), so the api's values below are
+// fixed, and each is checked beside the text it must read as. A realnet change moves them: re-derive both by hand.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, strictPage } from '../harness/browser.ts';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   page = await strictPage(browser);
   page.on('request', (request) => requested.push(request.url()));
-});
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await site?.close();
@@ -71,10 +71,10 @@ describe('the explorer', () => {
     // Blocks indexed while the page is open reach it as pushes; the wNEAR row then shows the new price.
     await site.ingestTo(340);
     const price = (await api('/tokens?ids=wrap.near&fields=price_usd&precision=6')).rows[0][1];
-    expect(price).toBe('4.96098');
+    expect(price).toBe('5.15749');
     await page.waitForFunction(() => Number(document.querySelector('main')!.dataset.pushes ?? 0) > 0);
-    await page.waitForFunction(() => document.querySelector('tr[data-token="wrap.near"] td[data-field=price_usd]')?.textContent === '$4.96098');
-  });
+    await page.waitForFunction(() => document.querySelector('tr[data-token="wrap.near"] td[data-field=price_usd]')?.textContent === '$5.15749');
+  }, 120_000); // the realnet is replayed to each new height
 
   it('token page: figures, a candle chart with a resolution switch, trades, transfers and holders', async () => {
     await page.goto(`${site.url}/#/token/wrap.near`);
@@ -97,7 +97,8 @@ describe('the explorer', () => {
     await page.waitForSelector('table.holders tbody tr');
     const holders = await api('/holders?token=wrap.near&limit=20');
     expect(await texts('table.holders tbody tr td:nth-child(2)')).toEqual(holders.rows.map((r: { account_id: string }) => r.account_id));
-    // Each holder's share of the supply: the devnet gives wNEAR no total supply, so the api has none and the page '-'.
+    // Each holder's share of the supply: the api knows no total supply of wNEAR here (w_near logs no mint), so none and
+    // the page '-'.
     expect(holders.total_supply).toBeNull();
     expect(holders.rows.map((r: { share: string | null }) => r.share)).toEqual(Array(holders.rows.length).fill(null));
     expect(await texts('table.holders tbody tr td:nth-child(4)')).toEqual(Array(holders.rows.length).fill('-'));
@@ -119,56 +120,43 @@ describe('the explorer', () => {
       (want) => JSON.stringify([...document.querySelectorAll('table.transfers tbody tr')].map((tr) => [tr.children[1]!.textContent, tr.children[2]!.textContent])) === JSON.stringify(want),
       transfers.rows.map((r: { from: string | null; to: string | null }) => [r.from ?? 'mint', r.to ?? 'burn']),
     );
-  });
+  }, 120_000);
 
   it('account page: balances with USD values, positions, activity', async () => {
     await page.goto(`${site.url}/#/account/alice.near`);
     await page.waitForSelector('table.activity tbody tr td:nth-child(3)');
     const balances = await api('/balances?account_id=alice.near&precision=6');
-    // [api value_usd, the text shown]: 4 significant digits, whole dollars from $1,000 on (thousands separated), the
-    // whole number from $10,000 on; no price: '-'.
+    // At height 360 (the tests above indexed on to it). [api value_usd, the text shown]: millions to at most 2 decimals; else 4 significant digits (explorer-account.test.ts
+    // has the thousands and the unpriced). Alice is Ref's liquidity provider: tens of millions of dollars.
     const values: [string | null, string][] = [
-      ['40944.4', '$40,944'],
-      [null, '-'],
-      ['39031', '$39,031'],
-      ['691.022', '$691'], // 691.0: the trailing zero dropped
-      ['1904.63', '$1,905'],
-      ['2417.18', '$2,417'],
-      ['131.224', '$131.2'],
-      ['881.137', '$881.1'],
-      ['33.8413', '$33.84'],
-      ['126.948', '$126.9'],
-      [null, '-'],
-      ['3241.59', '$3,242'],
-      ['4445.67', '$4,446'],
-      ['3595.75', '$3,596'],
+      ['45302000', '$45.3M'],
+      ['7.12952', '$7.13'], // 7.130: the trailing zero dropped
+      ['53343200', '$53.34M'],
+      ['46429000', '$46.43M'],
+      ['2551360', '$2.55M'],
     ];
     expect(balances.rows.map((r: { value_usd: string | null }) => r.value_usd)).toEqual(values.map(([v]) => v));
-    // Shown by value, the largest first, the unpriced last (explorer-account.test.ts checks the order token by token).
-    expect(await texts('table.balances tbody tr td:nth-child(4)')).toEqual(['$40,944', '$39,031', '$4,446', '$3,596', '$3,242', '$2,417', '$1,905', '$881.1', '$691', '$131.2', '$126.9', '$33.84', '-', '-']);
+    // Shown by value, the largest first (explorer-account.test.ts checks the order token by token).
+    expect(await texts('table.balances tbody tr td:nth-child(4)')).toEqual(['$53.34M', '$46.43M', '$45.3M', '$2.55M', '$7.13']);
     expect([...(await texts('table.balances tbody tr td:nth-child(4)'))].sort()).toEqual(values.map(([, shown]) => shown).sort());
-    expect(balances.total_value_usd).toBe('97444.4');
-    expect(await page.locator('section', { hasText: 'Balances' }).locator('p.figure').textContent()).toBe('Total $97,444');
+    expect(balances.total_value_usd).toBe('147626000');
+    expect(await page.locator('section', { hasText: 'Balances' }).locator('p.figure').textContent()).toBe('Total $147.63M');
     const positions = await api('/positions?account_id=alice.near&precision=6');
     expect(positions.rows.length).toBeGreaterThan(0);
     await page.waitForFunction((n) => document.querySelectorAll('table.positions tbody tr').length === n, positions.rows.length);
     // Realized and unrealized PnL, per token.
-    // [api realized, unrealized] and the texts shown: 4 significant digits; a loss reads -$0.4745, the sign before the dollar.
+    // [api realized, unrealized] and the texts shown: 4 significant digits, whole dollars from $10,000 on; her balances
+    // inside Ref (inner-nep141:) have no price: '-'.
     const pnls: [string, string | null, string, string][] = [
-      ['0', '-0.474461', '$0', '-$0.4745'],
-      ['0', null, '$0', '-'],
       ['0', '0', '$0', '$0'],
-      ['0', '0', '$0', '$0'],
-      ['0', '0.414755', '$0', '$0.4148'],
-      ['0', '-22.6593', '$0', '-$22.66'],
-      ['0', '39.5789', '$0', '$39.58'],
-      ['-0.0484198', '-7.61951', '-$0.04842', '-$7.62'], // 7.620: the trailing zero dropped
-      ['0', '4.69493', '$0', '$4.695'],
-      ['0.154524', '0', '$0.1545', '$0'],
       ['0', null, '$0', '-'],
-      ['0', '-1.55192', '$0', '-$1.552'],
-      ['-0.00805506', '-0.0559729', '-$0.008055', '-$0.05597'],
-      ['0.436907', '-28.2942', '$0.4369', '-$28.29'],
+      ['1679.11', null, '$1,679', '-'],
+      ['0', null, '$0', '-'],
+      ['237.914', null, '$237.9', '-'],
+      ['0', '0', '$0', '$0'],
+      ['2458.43', '484322', '$2,458', '$484,322'],
+      ['0', '0', '$0', '$0'],
+      ['157.723', '59917.9', '$157.7', '$59,918'],
     ];
     expect(positions.rows.map((r: { realized_pnl_usd: string | null; unrealized_pnl_usd: string | null }) => [r.realized_pnl_usd, r.unrealized_pnl_usd])).toEqual(pnls.map(([r, u]) => [r, u]));
     const pnl = await page.locator('table.positions tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[3]!.textContent, r.children[4]!.textContent]));
@@ -193,13 +181,12 @@ describe('the explorer', () => {
     // 5·10^12 gas is 5 TGas; 10^26 yoctoNEAR is 100 NEAR.
     expect([call.gas, call.deposit]).toEqual([5_000_000_000_000, '100000000000000000000000000']);
     expect(await first.locator('.action p').first().textContent()).toBe('near_deposit · gas 5 TGas · deposit 100 NEAR');
-    // Why it ranks where it does: the gas it burns and its storage costs, and its amount net of them. 33 917 252 790 776
-    // gas at 10^8 yocto = 3 391 725 279 077 600 000 000 yoctoNEAR = 0.0033917252790776 NEAR, to 6 significant digits
-    // 0.00339173; at most 9 121 725 279 077 600 000 000 yoctoNEAR, 0.00912173 NEAR (a four-action swap attaches 84
-    // TGas and is metered to burn 26.7: 57.3 TGas apart).
-    expect([quotes[0]!.estimated_gas_usage, quotes[0]!.estimated_max_gas_cost, quotes[0]!.storage_deposits]).toEqual(['33917252790776', '9121725279077600000000', '0']);
+    // Why it ranks where it does: the gas it burns and its storage costs, and its amount net of them. 24 292 642 403 819
+    // gas at 10^8 yocto = 2 429 264 240 381 900 000 000 yoctoNEAR = 0.0024292642403819 NEAR, to 6 significant digits
+    // 0.00242926; at most 7 919 264 240 381 900 000 000 yoctoNEAR, 0.00791926 NEAR (54.9 TGas more).
+    expect([quotes[0]!.estimated_gas_usage, quotes[0]!.estimated_max_gas_cost, quotes[0]!.storage_deposits]).toEqual(['24292642403819', '7919264240381900000000', '0']);
     const why = await first.locator('.why').textContent();
-    expect(why).toContain('Gas 0.00339173 NEAR (at most 0.00912173) + storage 0 NEAR');
+    expect(why).toContain('Gas 0.00242926 NEAR (at most 0.00791926) + storage 0 NEAR');
     expect(why).toMatch(/net of costs \$/);
 
     // Live: the same query on /route/subscribe; blocks that move the pools bring new quotes.
@@ -209,7 +196,7 @@ describe('the explorer', () => {
     const answers = Number(await page.locator('main').getAttribute('data-route-answers'));
     await site.ingestTo(380);
     await page.waitForFunction((n) => Number(document.querySelector('main')!.dataset.routeAnswers) > n, answers);
-  });
+  }, 120_000);
 
   it('route tester: a query the api refuses shows its plain-text error; an unknown token page says so', async () => {
     const query = 'token_in=near&token_out=usdt.tether-token.near&max_wait_ms=0&slippage_type=Fixed&slippage=lots';
