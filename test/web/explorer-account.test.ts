@@ -2,8 +2,10 @@
 /// <reference lib="dom.iterable" />
 // Issue 32 point 6 in the browser: an account's stakes and wraps read as actions with decimal amounts, its balances
 // sort by value (unpriced last), the token table leaves out `inner-nep141:` ids (X held inside Ref, not a token of
-// its own) and at phone width shows each token's price and 24 h change on screen. The devnet is seeded ('explorer', fixed genesis): the api's values below are fixed, and each is written
-// out by hand beside the text it must read as (not made with web/src/format.ts, the formatter under test).
+// its own) and at phone width shows each token's price and 24 h change on screen. The realnet is seeded ('explorer',
+// fixed genesis): the api's values below are fixed, and each is written out by hand beside the text it must read as
+// (not made with web/src/format.ts, the formatter under test). The stakes are a hosted model's wallet's (peggy.near),
+// the wraps a Ref trader's (bob.near).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, strictPage } from '../harness/browser.ts';
@@ -19,7 +21,7 @@ beforeAll(async () => {
   site = await startSite(db, 'explorer', 300);
   browser = await launchChromium();
   page = await strictPage(browser);
-});
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await site?.close();
@@ -29,48 +31,52 @@ const api = async (path: string) => (await fetch(`${site.url}${path}`)).json() a
 
 describe('the explorer, issue 32 point 6', () => {
   it('account activity: a stake or a wrap reads as the action, with decimal amounts', async () => {
-    await page.goto(`${site.url}/#/account/alice.near`);
-    await page.waitForSelector('table.activity tbody tr td:nth-child(3)');
-    const activity = await api('/activity?account_id=alice.near&limit=50');
-    // [id, api token_in, amount_in, token_out, amount_out, the text shown]: 24 decimals each, 6 significant digits.
-    const cases: [string, string, string, string, string, string][] = [
-      ['stake:257:5e4T51bMJCWRfGsaRhgC6JKJ5bRxnRG2RYYkCbnQCDYs:StakeD', 'near', '217835764958669287761595140', 'lst.rhealab.near', '213521768960665949518726112', 'Staked 217.836 NEAR for 213.522 rNEAR on StakeD'],
-      ['wrap:193:DbpB1Tc63hVe42a37FPWCPtREb5CSRZJm9pBat7LjatD:Wrap', 'wrap.near', '19469875517880733836624237', 'near', '19469875517880733836624237', 'Unwrapped 19.4699 wNEAR'],
-      ['stake:134:DxzuxQvdHWm4XegxS9cysrtXYXzD8i6kCKY84auTJdiJ:StakeA', 'meta-pool.near', '4909056678013543518996488', 'near', '6121592143402676888956271', 'Unstaked 4.90906 STNEAR for 6.12159 NEAR on StakeA'],
+    // [account, id, api token_in, amount_in, token_out, amount_out, the text shown]: 24 decimals each, 6 significant
+    // digits (14.4200 is 14.42).
+    const cases: [string, string, string, string, string, string, string][] = [
+      ['peggy.near', 'stake:268:2PRKcym9pPHFqWoapxrMuL11J9TRMsSy6oQjTK86LNDm:StakeD', 'near', '14420040228331202701572213', 'lst.rhealab.near', '14131641261047522278851235', 'Staked 14.42 NEAR for 14.1316 rNEAR on StakeD'],
+      ['peggy.near', 'stake:227:GmGJXyucC8mH7kJpKrfpQTdG1oA7KLdSKx666E7Z6EY6:StakeA', 'meta-pool.near', '1140890344105015400333911', 'near', '1422974440551235815733354', 'Unstaked 1.14089 STNEAR for 1.42297 NEAR on StakeA'],
+      ['bob.near', 'wrap:279:H5CZT3TukXcB8ybZo6rQSWVf4LJUGtxXDEMj5wpNGja9:Wrap', 'near', '237000000000000000000000000', 'wrap.near', '237000000000000000000000000', 'Wrapped 237 NEAR'],
+      ['bob.near', 'wrap:265:6xTWLJEw4rNoRSALeJLbQY5dgkScBwCocyjXqcAhMxc3:Wrap', 'wrap.near', '3554019903405427306377829846', 'near', '3554019903405427306377829846', 'Unwrapped 3,554.02 wNEAR'],
     ];
-    const shown = await page.locator('table.activity tbody tr').evaluateAll((rows) => rows.map((r) => r.children[2]!.textContent));
-    for (const [id, tokenIn, amountIn, tokenOut, amountOut, text] of cases) {
-      const at = activity.rows.findIndex((r: { id: string }) => r.id === id);
-      expect(at, id).toBeGreaterThanOrEqual(0);
-      const r = activity.rows[at];
-      expect([r.token_in, r.amount_in, r.token_out, r.amount_out]).toEqual([tokenIn, amountIn, tokenOut, amountOut]);
-      expect(shown[at]).toBe(text);
+    for (const account of ['peggy.near', 'bob.near']) {
+      await page.goto(`${site.url}/#/account/${account}`);
+      await page.waitForSelector('table.activity tbody tr td:nth-child(3)');
+      const activity = await api(`/activity?account_id=${account}&limit=50`);
+      const shown = await page.locator('table.activity tbody tr').evaluateAll((rows) => rows.map((r) => r.children[2]!.textContent));
+      for (const [, id, tokenIn, amountIn, tokenOut, amountOut, text] of cases.filter(([a]) => a === account)) {
+        const at = activity.rows.findIndex((r: { id: string }) => r.id === id);
+        expect(at, id).toBeGreaterThanOrEqual(0);
+        const r = activity.rows[at];
+        expect([r.token_in, r.amount_in, r.token_out, r.amount_out]).toEqual([tokenIn, amountIn, tokenOut, amountOut]);
+        expect(shown[at]).toBe(text);
+      }
+      // Every stake and wrap row reads as an action: no raw field names.
+      const actions = shown.filter((_, i) => ['stake', 'wrap'].includes(activity.rows[i].kind));
+      expect(actions.length).toBe(activity.rows.filter((r: { kind: string }) => ['stake', 'wrap'].includes(r.kind)).length);
+      expect(actions.length, account).toBeGreaterThanOrEqual(2);
+      for (const text of actions) expect(text).toMatch(/^(Staked|Unstaked|Wrapped|Unwrapped) [\d,.]+ \S+( for [\d,.]+ \S+ on \S+)?$/);
     }
-    // Every stake and wrap row reads as an action: no raw field names.
-    const actions = shown.filter((_, i) => ['stake', 'wrap'].includes(activity.rows[i].kind));
-    expect(actions.length).toBe(activity.rows.filter((r: { kind: string }) => ['stake', 'wrap'].includes(r.kind)).length);
-    for (const text of actions) expect(text).toMatch(/^(Staked|Unstaked|Wrapped|Unwrapped) [\d,.]+ \S+( for [\d,.]+ \S+ on \S+)?$/);
   });
 
   it('account balances: by USD value, the largest first, the unpriced last', async () => {
-    await page.goto(`${site.url}/#/account/alice.near`);
+    await page.goto(`${site.url}/#/account/peggy.near`);
     await page.waitForSelector('table.balances tbody tr td:nth-child(4)');
-    const balances = await api('/balances?account_id=alice.near&precision=6');
-    // [token, api value_usd, the text shown], in the order the page must show them.
+    const balances = await api('/balances?account_id=peggy.near&precision=6');
+    // [token, api value_usd, the text shown], in the order the page must show them: 4 significant digits, whole
+    // dollars from $1,000 on (thousands separated), the whole number from $10,000 on; RHEA and xRHEA have no price.
     const rows: [string, string | null, string][] = [
-      ['17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1', '40944.4', '$40,944'],
-      ['a0b86991c6218b36c1d19d4a2e9eb0ce3606eb48.factory.bridge.near', '39031', '$39,031'],
-      ['usdt.tether-token.near', '4445.67', '$4,446'],
-      ['wrap.near', '3572.18', '$3,572'],
-      ['token.v2.ref-finance.near', '3276.15', '$3,276'],
-      ['lst.rhealab.near', '2442.44', '$2,442'],
-      ['meta-pool.near', '890.345', '$890.3'],
-      ['aaaaaa20d9e0e2461697782ef11675f668207961.factory.bridge.near', '698.374', '$698.4'],
-      ['lumen.aidols.near', '130.699', '$130.7'],
-      ['near', '128.301', '$128.3'],
-      ['miko.aidols.near', '29.1111', '$29.11'],
-      ['6b175474e89094c44da98b954eedeac495271d0f.factory.bridge.near', null, '-'],
+      ['17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1', '16826.7', '$16,827'],
+      ['usdt.tether-token.near', '13842.6', '$13,843'],
+      ['wrap.near', '8892.08', '$8,892'],
+      ['linear-protocol.near', '5793.06', '$5,793'],
+      ['lst.rhealab.near', '1423.76', '$1,424'],
+      ['token.v2.ref-finance.near', '633.513', '$633.5'],
+      ['miko.aidols.near', '109.77', '$109.8'],
+      ['meta-pool.near', '76.7474', '$76.75'],
+      ['near', '55.9193', '$55.92'],
       ['token.rhealab.near', null, '-'],
+      ['xtoken.rhealab.near', null, '-'],
     ];
     const byToken = new Map(balances.rows.map((r: { token: string; value_usd: string | null }) => [r.token, r.value_usd]));
     expect(byToken.size).toBe(rows.length);
@@ -84,9 +90,8 @@ describe('the explorer, issue 32 point 6', () => {
     await page.waitForSelector('table.tokens tbody tr');
     const table = await api('/tokens?fields=symbol,price_usd&limit=100');
     const inner = table.rows.filter((r: unknown[]) => String(r[0]).startsWith('inner-nep141:'));
-    // The devnet's AmmA inner balances at height 300: six, none with a symbol or a price.
-    expect(inner.map((r: unknown[]) => r[0])).toContain('inner-nep141:wrap.near');
-    expect(inner.length).toBe(6);
+    // Ref's inner balances (deposits in the exchange) at height 300: one a token of its pools, none with a symbol or a price.
+    expect(inner.map((r: unknown[]) => r[0]).sort()).toEqual(['inner-nep141:17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1', 'inner-nep141:token.v2.ref-finance.near', 'inner-nep141:usdt.tether-token.near', 'inner-nep141:wrap.near']);
     for (const r of inner) expect([r[1], r[2]]).toEqual([null, null]);
     const shown = await page.locator('table.tokens tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-token')));
     expect(shown.filter((id) => id!.startsWith('inner-nep141:'))).toEqual([]);
