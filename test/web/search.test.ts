@@ -1,6 +1,6 @@
 /// <reference lib="dom" />
 // The explorer's token search finds a token by its symbol and by its name among every token the api knows, not only
-// the 100 the table follows (issue 32, point 3). The devnet's tokens all fit in the table, so 120 more, minted with
+// the 100 the table follows (issue 32, point 3). The realnet's tokens all fit in the table, so 120 more, minted with
 // their metadata in one block written through the real store, push a token with no market figures out of it.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,7 +50,7 @@ describe('the token search', () => {
     expect(await search('ndl')).toEqual([NEEDLE]);
     expect(await search('Haystack')).toEqual([NEEDLE]);
     expect(await page.locator(`tr[data-token="${NEEDLE}"]`).textContent()).toContain('Needle in a Haystack');
-    // A devnet token by its name (Miko the Cat), and by id as before.
+    // A realnet token by its name (Miko the Cat, a Launch token of the hosted model), and by id as before.
     expect(await search('the cat')).toEqual(['miko.aidols.near']);
     expect(await search('wrap.near')).toContain('wrap.near');
     expect(await search('no such token')).toEqual([]);
