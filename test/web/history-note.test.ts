@@ -1,13 +1,13 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-// Issue 32 point 4 in the browser: on a database bootstrapped at H (`dexlake bootstrap` from the devnet's own
+// Issue 32 point 4 in the browser: on a database bootstrapped at H (`dexlake bootstrap` from the realnet's own
 // JSON-RPC, then indexed on), the token and account pages say their history starts at block H, and the holders
 // table gives no shares; on a database indexed from the first block the note stays hidden.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { DEXES } from '../../dexes/index.ts';
-import { DevnetRpcChain } from '../../devnet/devnet-rpc.ts';
+import { realnetRpc } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc } from '../../devnet/rpc.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { launchChromium, strictPage } from '../harness/browser.ts';
@@ -27,7 +27,7 @@ let page: Page;
 
 beforeAll(async () => {
   const b = await createMigratedDb();
-  const node = await startNearRpc(new DevnetRpcChain({ seed: SEED, final: () => N }));
+  const node = await startNearRpc(realnetRpc(undefined, { seed: SEED }, () => N));
   try {
     await bootstrap({ db: b, rpcUrl: node.url, contracts: MAINNET_CONTRACTS, height: H, dexes: DEXES });
   } finally {
