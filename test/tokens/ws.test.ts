@@ -1,5 +1,5 @@
 // The /ws socket: hello, requests and errors, limits, tokens.subscribe with pushes after the indexer commits new
-// devnet blocks (its NOTIFY), `left`, `min_change`, unsubscribe, and the cut-off of a client that does not read.
+// realnet blocks (its NOTIFY), `left`, `min_change`, unsubscribe, and the cut-off of a client that does not read.
 // Expected states come from SQL on the tables or from tokens.get over HTTP at the same height.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
