@@ -1,4 +1,4 @@
-// trades.subscribe on /ws: after the indexer commits more devnet blocks (its NOTIFY), each feed gets the trades of
+// trades.subscribe on /ws: after the indexer commits more realnet blocks (its NOTIFY), each feed gets the trades of
 // the new blocks that match it, oldest first, as trades.query rows; by token, by pool (with or without its DEX), by
 // minimum USD value; each feed from its own height; unsubscribe, limits and refusals. The expected trades come from
 // SQL on the `trades` table; the rows' form from trades.query over HTTP.
@@ -66,7 +66,7 @@ describe('trades.subscribe', () => {
     const client = await open();
     const subscribed = [
       await client.request('trades.subscribe', { token: WNEAR }, 1),
-      await client.request('trades.subscribe', { pool_id: '0', dex: 'AmmA' }, 2),
+      await client.request('trades.subscribe', { pool_id: '1', dex: 'AmmA' }, 2),
       await client.request('trades.subscribe', { pool_id: 'lumen.aidols.near' }, 3),
       await client.request('trades.subscribe', { min_usd: 100 }, 4),
       await client.request('trades.subscribe', { token: WNEAR, min_usd: 56.5 }, 5),
@@ -91,7 +91,7 @@ describe('trades.subscribe', () => {
 
     const ids = (sub: number) => trades(pushes, sub).map((t) => t.id);
     expect(ids(1)).toEqual(await tradeIds(300, 340, '(token_in = $1 or token_out = $1)', [WNEAR]));
-    expect(ids(2)).toEqual(await tradeIds(300, 340, `dex = 'AmmA' and '0' = any(pool_ids)`));
+    expect(ids(2)).toEqual(await tradeIds(300, 340, `dex = 'AmmA' and '1' = any(pool_ids)`));
     expect(ids(3)).toEqual(await tradeIds(300, 340, `dex = 'Launch' and 'lumen.aidols.near' = any(pool_ids)`));
     expect(ids(4)).toEqual(await tradeIds(300, 340, 'value_usd >= 100'));
     expect(ids(5)).toEqual(await tradeIds(300, 340, '(token_in = $1 or token_out = $1) and value_usd >= 56.5', [WNEAR]));
@@ -102,7 +102,7 @@ describe('trades.subscribe', () => {
 
     // The rows are trades.query's: default fields, and side relative to the token.
     expect(trades(pushes, 1)).toEqual(await tradesAfter(`token=${WNEAR}`, 300));
-    expect(trades(pushes, 2)).toEqual(await tradesAfter('pool_id=0&dex=AmmA', 300));
+    expect(trades(pushes, 2)).toEqual(await tradesAfter('pool_id=1&dex=AmmA', 300));
     expect(trades(pushes, 6)).toEqual(await tradesAfter('', 300));
   });
 
