@@ -1,6 +1,6 @@
-// The api's face, on a devnet-backed server: one API reference (/openapi.json lists every HTTP path, /route with
-// every parameter, its quote schema and its plain-text errors; /asyncapi.json the sockets), the 404 shape of any
-// unknown path, /metrics's indexer and socket figures, and GET /indexer.
+// The api's face, on a server over the realnet (`npm start`'s chain): one API reference (/openapi.json lists every
+// HTTP path, /route with every parameter, its quote schema and its plain-text errors; /asyncapi.json the sockets),
+// the 404 shape of any unknown path, /metrics's indexer and socket figures, and GET /indexer.
 import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,8 +10,8 @@ import type { ReadsStatus, ReplicaStatus } from '../api/replicas.ts';
 import { METHODS } from '../api/tokens/registry.ts';
 import { DEX_IDS } from '../dexes/index.ts';
 import { ingest } from '../indexer/pipeline.ts';
-import { devnetSource } from '../indexer/sources/devnet.ts';
 import { createMigratedDb } from './harness/db.ts';
+import { realnet } from './tokens/harness.ts';
 
 type Json = Record<string, any>;
 const never = new AbortController().signal;
@@ -20,7 +20,7 @@ const db = await createMigratedDb();
 let app: FastifyInstance;
 let base: string;
 
-const ingestTo = (to: number) => ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to, signal: never, workers: 0 });
+const ingestTo = (to: number) => ingest({ db, source: realnet(SEED), to, signal: never, workers: 0 });
 
 beforeAll(async () => {
   await ingestTo(150);
@@ -174,7 +174,7 @@ describe('/metrics and /indexer', () => {
     const metrics = async () => (await fetch(`${base}/metrics`)).text();
     let text = await metrics();
     expect(metric(text, 'dexlake_api_indexed_height')).toBe(150);
-    // The devnet's chain time is 2026-01-01 onwards: the lag is now minus that.
+    // The realnet's chain time is 2026-01-01 onwards: the lag is now minus that.
     const head = await db.kysely.selectFrom('blocks').select('timestamp_ms').where('height', '=', 150).executeTakeFirstOrThrow();
     expect(metric(text, 'dexlake_api_lag_seconds')).toBeGreaterThanOrEqual(Math.floor((Date.now() - head.timestamp_ms) / 1000) - 60);
     expect(metric(text, 'dexlake_api_open_sockets{socket="/ws"}')).toBe(0);
@@ -235,7 +235,7 @@ describe('/metrics and /indexer', () => {
         dex,
         pools: pools.filter((p) => p.dex === dex).length,
         stale_pools: pools.filter((p) => p.dex === dex && p.stale).length,
-        // The devnet's 170 blocks are all within 24 h of its head.
+        // The realnet's 170 blocks are all within 24 h of its head.
         trades_24h: trades.filter((t) => t.dex === dex).length,
         undecoded: undecoded.filter((u) => u.dex === dex).reduce((n, u) => n + Number(u.count), 0),
       });

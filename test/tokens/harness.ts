@@ -13,22 +13,23 @@ import type { BlockSource, RawBlock } from '../../indexer/sources/source.ts';
 export const SEED = 'tokens';
 const never = new AbortController().signal;
 
-/** The blocks of realnetSource's last run that a test has not taken yet: its next height, and the one it made past
- * the range's end. */
-let running: { next: number; blocks: AsyncIterator<RawBlock>; held: RawBlock | undefined } | undefined;
+/** Per seed, the blocks of realnetSource's last run that a test has not taken yet: its next height, and the one it
+ * made past the range's end. */
+const running = new Map<string, { next: number; blocks: AsyncIterator<RawBlock>; held: RawBlock | undefined }>();
 
 /**
- * realnetSource of SEED, kept going between runs. The source rebuilds its chain from the seed on every run (a
+ * realnetSource of `seed`, kept going between runs. The source rebuilds its chain from the seed on every run (a
  * restart replays every block before the checkpoint, at some 80 blocks/s), so a run that starts where the last one
  * ended continues that run's blocks instead; any other start is a run of its own.
  */
-export function realnet(): BlockSource {
-  const inner = realnetSource({ seed: SEED, speed: 0 });
+export function realnet(seed = SEED): BlockSource {
+  const inner = realnetSource({ seed, speed: 0 });
   return rawSource(inner.name, inner.sparse, async function* (range, signal) {
-    if (running === undefined || range.from === undefined || range.from !== running.next) {
-      running = { next: range.from ?? 1, blocks: inner.raw({ from: range.from }, never)[Symbol.asyncIterator](), held: undefined };
+    let run = running.get(seed);
+    if (run === undefined || range.from === undefined || range.from !== run.next) {
+      run = { next: range.from ?? 1, blocks: inner.raw({ from: range.from }, never)[Symbol.asyncIterator](), held: undefined };
+      running.set(seed, run);
     }
-    const run = running;
     while (!signal.aborted) {
       const block = run.held ?? (await run.blocks.next()).value;
       run.held = undefined;
