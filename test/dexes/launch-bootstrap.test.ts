@@ -1,21 +1,21 @@
 // Launch's bootstrap: (a) its read against a local NEAR JSON-RPC server (devnet/rpc.ts) serving aidols.near's
 // storage (`view_state`) in nearcore's shape, the records written by hand in the layout Intear's indexer reads
 // (dexes/launch/README.md: tganza's is the real one right after its launch), and the node that refuses the state;
-// (b) on the devnet: bootstrapped at block H from the devnet's own JSON-RPC then indexed to N, the pools and the
-// routes equal indexing from the first block; with the state refused (mainnet's case for a large contract), the
+// (b) on the realnet, whose hosted Launch model writes its records in the chain's storage: bootstrapped at block H
+// from the realnet's own JSON-RPC then indexed to N, the pools and the routes equal indexing from the first block; with the state refused (mainnet's case for a large contract), the
 // curves written after H are exact and only those.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { PoolsImportError } from '../../dexes/dex.ts';
 import { decodeLaunch } from '../../dexes/launch/decode.ts';
 import { launch } from '../../dexes/launch/index.ts';
-import { Devnet } from '../../devnet/devnet.ts';
+import { realnetMarket } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type NearRpcServer, type RpcBlock } from '../../devnet/rpc.ts';
 import { bootstrap, rpcChainAt } from '../../indexer/bootstrap.ts';
 import { blockHeader } from '../../indexer/near-rpc.ts';
 import { normalizeStreamerMessage } from '../../near/block.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { bootstrapEquality } from '../harness/devnet-bootstrap.ts';
+import { bootstrapEquality, realnetChain } from '../harness/bootstrap-equality.ts';
 
 const C = MAINNET_CONTRACTS;
 const HEIGHT = 5_000;
@@ -110,11 +110,14 @@ describe('Launch bootstrap through aidols.near view_state', () => {
   });
 });
 
-describe('Launch bootstrap on the devnet', () => {
-  // Before H: three launches, miko and lumen graduated (714, 900), miko2 and lumen2 launched. After H: tganza
-  // and miko2 are traded; lumen2 is not (its next trade is at 957) and the graduated curves never are.
-  const [H, N] = [934, 956];
-  const LIVE_UNWRITTEN = 'lumen2.aidols.near';
+describe('Launch bootstrap on the realnet', () => {
+  // Before H: three launches, all graduated (miko at 554, lumen at 586, tganza at 685), and their successors
+  // launched. After H: lumen2 and tganza2 are traded; miko2 is not (its next trade is at 775) and the graduated
+  // curves never are.
+  const SEED = 'realnet-bootstrap';
+  const [H, N] = [759, 772];
+  const chain = () => realnetChain(SEED, N);
+  const LIVE_UNWRITTEN = 'miko2.aidols.near';
   /** Buys of 1 and 10^5 wNEAR; a sell of 10^29 of an aidol token, about 0.05 wNEAR, above the 0.01 NEAR fee floor
    * (a sell of 10^24 is below it). */
   const amounts = ['1000000000000000000000000', '100000000000000000000000000000'];
@@ -122,47 +125,47 @@ describe('Launch bootstrap on the devnet', () => {
 
   /** The curves written in (H, N]. */
   function writtenAfterH(): string[] {
-    const devnet = new Devnet({ recordTrades: true });
+    const market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true, history: false });
     const written = new Set<string>();
     for (let height = 1; height <= N; height++) {
-      const block = normalizeStreamerMessage(devnet.next());
+      const block = normalizeStreamerMessage(market.next());
       if (height <= H) continue;
       for (const e of decodeLaunch(block, C)) if (e.kind === 'pool_state') written.add(String(e.poolId));
     }
-    const heights = devnet.trades.filter((t) => t.dex === 'Launch').map((t) => t.height);
+    const heights = market.models!.trades.filter((t) => t.dex === 'Launch').map((t) => t.height);
     expect(heights.filter((h) => h <= H).length).toBeGreaterThan(10);
     expect(heights.filter((h) => h > H).length).toBeGreaterThan(0);
     return [...written].sort();
   }
 
   it(`has trades before and after block ${H}; some curves, graduated ones among them, are not written after it`, () => {
-    expect(writtenAfterH()).toEqual(['miko2.aidols.near', 'tganza.aidols.near']);
-  });
+    expect(writtenAfterH()).toEqual(['lumen2.aidols.near', 'tganza2.aidols.near']);
+  }, 240_000);
 
-  it(`bootstrapped at ${H} from the devnet's storage then indexed to ${N}: the pools and every route equal indexing 1..${N}`, async () => {
-    const { indexed, bootstrapped, routes } = await bootstrapEquality('Launch', { h: H, n: N, amounts });
-    expect(indexed.length).toBe(5);
+  it(`bootstrapped at ${H} from the realnet's storage then indexed to ${N}: the pools and every route equal indexing 1..${N}`, async () => {
+    const { indexed, bootstrapped, routes } = await bootstrapEquality('Launch', { chain: chain(), h: H, n: N, amounts });
+    expect(indexed.length).toBe(6);
     // The graduated curves are among them, flags included.
-    expect(indexed.filter((r) => JSON.parse((r as { state: string }).state).isTradable === false).length).toBe(2);
+    expect(indexed.filter((r) => JSON.parse((r as { state: string }).state).isTradable === false).length).toBe(3);
     expect(bootstrapped).toEqual(indexed);
     for (const route of routes) expect(route.bootstrapped, route.query).toBe(route.indexed);
-    // Each live curve is quoted (two buys, a sell; lumen2's from the bootstrap's state alone); graduated ones are refused.
+    // Each live curve is quoted (two buys, a sell; miko2's from the bootstrap's state alone); graduated ones are refused.
     const quoted = routes.filter((r) => found(r.indexed)).map((r) => new URLSearchParams(r.query));
     expect(quoted.length).toBe(9);
-    expect(new Set(quoted.map((q) => [q.get('token_in'), q.get('token_out')].find((t) => t !== C.Wrap)))).toEqual(new Set(['tganza.aidols.near', 'miko2.aidols.near', LIVE_UNWRITTEN]));
-  }, 120_000);
+    expect(new Set(quoted.map((q) => [q.get('token_in'), q.get('token_out')].find((t) => t !== C.Wrap)))).toEqual(new Set(['lumen2.aidols.near', 'tganza2.aidols.near', LIVE_UNWRITTEN]));
+  }, 240_000);
 
   it('with the state refused, the curves written after H are exact and the others absent, so their routes are missing', async () => {
-    const { indexed, bootstrapped, routes } = await bootstrapEquality('Launch', { h: H, n: N, viewStateLimitBytes: 0, amounts });
+    const { indexed, bootstrapped, routes } = await bootstrapEquality('Launch', { chain: chain(), h: H, n: N, viewStateLimitBytes: 0, amounts });
     const poolIds = (rows: unknown[]) => rows.map((r) => (r as { pool_id: string }).pool_id);
-    expect(poolIds(bootstrapped)).toEqual(['miko2.aidols.near', 'tganza.aidols.near']);
+    expect(poolIds(bootstrapped)).toEqual(['lumen2.aidols.near', 'tganza2.aidols.near']);
     expect(bootstrapped).toEqual(indexed.filter((r) => poolIds(bootstrapped).includes((r as { pool_id: string }).pool_id)));
     const absent = poolIds(indexed).filter((id) => !poolIds(bootstrapped).includes(id));
-    expect(absent.sort()).toEqual(['lumen.aidols.near', LIVE_UNWRITTEN, 'miko.aidols.near']);
-    // The routes of the curves read are equal; lumen2's, a live curve the bootstrap could not see, are missing. The
+    expect(absent.sort()).toEqual(['lumen.aidols.near', 'miko.aidols.near', LIVE_UNWRITTEN, 'tganza.aidols.near']);
+    // The routes of the curves read are equal; miko2's, a live curve the bootstrap could not see, are missing. The
     // graduated curves it could not see leave their tokens unknown to it: where indexing knows the pair and has no
     // route, the bootstrapped service names the token it never saw.
-    const unseen = ['lumen.aidols.near', 'miko.aidols.near'];
+    const unseen = ['lumen.aidols.near', 'miko.aidols.near', 'tganza.aidols.near'];
     let missing = 0;
     let unknown = 0;
     for (const route of routes) {
@@ -180,5 +183,5 @@ describe('Launch bootstrap on the devnet', () => {
     }
     expect(missing).toBe(3);
     expect(unknown).toBeGreaterThan(0);
-  }, 120_000);
+  }, 240_000);
 });
