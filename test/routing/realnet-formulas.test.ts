@@ -1,11 +1,12 @@
-// GET /route over the devnet's market (200 blocks ingested by the real pipeline): each quote's amount is what the
-// pool rows give along the path its instructions name, recomputed here from the rows with the contract formulas,
-// and the order is the one the indexed prices give.
+// GET /route over the realnet's market (200 blocks ingested by the real pipeline: Ref's exchange on its own wasm, the
+// hosted models of AmmC, AmmDclA and Launch): each quote's amount is what the pool rows give along the path its
+// instructions name, recomputed here from the rows with the contract formulas, and the order is the one the indexed
+// prices give. (realnet-routes.test.ts executes the quotes on the chain itself.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../api/server.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet.ts';
+import { realnetSource } from '../../indexer/sources/realnet.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { decodedCalls, getRoute, type Quote } from './helpers.ts';
 import { dclPoolStateFromJson } from '../../dexes/amm-dcl-a/state.ts';
@@ -14,13 +15,13 @@ const USDT = 'usdt.tether-token.near';
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const NEAR = 10n ** 24n;
 
-describe('GET /route over the devnet', () => {
+describe('GET /route over the realnet', () => {
   let app: FastifyInstance;
   let db: Awaited<ReturnType<typeof createMigratedDb>>;
 
   beforeAll(async () => {
     db = await createMigratedDb();
-    await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), to: 200, signal: new AbortController().signal });
+    await ingest({ db, source: realnetSource({ seed: 'dexlake', speed: 0 }), to: 200, signal: new AbortController().signal });
     app = await buildServer({ db, logLevel: 'silent' });
     await app.ready();
   }, 120_000);
@@ -44,10 +45,11 @@ describe('GET /route over the devnet', () => {
     expect(answer.height).toBe('200');
     expect((await app.inject('/health')).json()).toMatchObject({ height: 200, route_height: 200 });
     const byDex = new Map(quotes.map((q) => [q.dex_id, q]));
-    // The devnet's NEAR/USDt pools are on AmmA, AmmC (and, as the simulator grows, other DEXes).
-    expect([...byDex.keys()]).toEqual(expect.arrayContaining(['AmmA', 'AmmC']));
+    // The realnet's NEAR/USDt pools are on AmmA (Ref), AmmC and AmmDclA.
+    expect([...byDex.keys()]).toEqual(expect.arrayContaining(['AmmA', 'AmmC', 'AmmDclA']));
 
-    // AmmA: the actions of its ft_transfer_call, each hop out = floor(a·(10000−f)·Y / (10000·X + a·(10000−f))).
+    // AmmA: the actions of its ft_transfer_call (here two hops, wNEAR -> USDC -> USDt through Ref's pools 6 and 5), each
+    // hop out = floor(a·(10000−f)·Y / (10000·X + a·(10000−f))).
     const amma = byDex.get('AmmA')!;
     const swap = decodedCalls(amma).find(([, method]) => method === 'ft_transfer_call')!;
     expect(swap[0]).toBe('wrap.near');
@@ -90,13 +92,13 @@ describe('GET /route over the devnet', () => {
 
   it('AmmDclA over its indexed pool state: the Swap msg names the pool, and the amounts are what its liquidity gives', async () => {
     const { rows: pools } = await db.pool.query<{ pool_id: string; state: unknown }>(`select pool_id, state from pools where dex = 'AmmDclA' order by pool_id`);
-    // The devnet seeds three DCL pools (devnet/amm-dcl-a.ts devnetDclPools): none indexed is a failure, not a pass.
+    // The hosted model seeds three DCL pools (devnet/amm-dcl-a.ts devnetDclPools): none indexed is a failure, not a pass.
     expect(pools.length).toBeGreaterThan(0);
     const poolId = `${USDC}|${USDT}|100`;
     const row = pools.find((p) => p.pool_id === poolId);
     expect(row).toBeDefined();
     const state = dclPoolStateFromJson(row!.state);
-    expect(state.orders).toEqual([]); // the devnet places no limit orders: liquidity alone fills the swap
+    expect(state.orders).toEqual([]); // the model places no limit orders: liquidity alone fills the swap
 
     const route = async (amountIn: bigint) => {
       const quotes = (await getRoute(app, { token_in: USDC, token_out: USDT, amount_in: String(amountIn), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.01', dexes: 'AmmDclA' })).json();
@@ -108,7 +110,7 @@ describe('GET /route over the devnet', () => {
       return BigInt(quotes[0]!.estimated_amount.amount_out!);
     };
 
-    // Checked without dexes/amm-dcl-a's math (which the devnet's own swaps also run, so executing one there would
+    // Checked without dexes/amm-dcl-a's math (which the hosted model's own swaps also run, so executing one there would
     // prove nothing): the whitepaper's model, written here. Liquidity L at point i holds L·√p Y and L/√p X, p =
     // 1.0001^i; a range [left, right) adds its L from left to right - 1, so L at i is the sum of the deltas at points
     // <= i. Selling X (USDC) takes the fee (100 ppm) off the input, then buys each point's Y at its price, from the
@@ -121,7 +123,7 @@ describe('GET /route over the devnet', () => {
     expect(Number(state.sqrtPrice96) / Number(Q96)).toBeCloseTo(1.0001 ** (state.currentPoint / 2), 12);
 
     // 1 USDC fits in the current point's Y: one exchange at √p, to the unit as the contract rounds it (iZiSwap
-    // x2YAtPriceLiquidity: the Y liquidity used is floor(a·√p), the Y paid floor(that·√p)). With the devnet's state
+    // x2YAtPriceLiquidity: the Y liquidity used is floor(a·√p), the Y paid floor(that·√p)). With the realnet's state
     // at 200 (point 1, √p = 1.00005): a = 999 900, floor(999 900·1.00005) = 999 949, floor(999 949·1.00005) = 999 998.
     const small = 1_000_000n;
     const net = (small * (1_000_000n - FEE)) / 1_000_000n;
