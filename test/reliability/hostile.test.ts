@@ -1,5 +1,5 @@
 // Slow socket consumers (issue #7, point 3). 200 raw TCP clients complete the WebSocket upgrade, subscribe and then
-// never read, 100 on /ws and 100 on /route/subscribe, while devnet blocks are ingested into the api's database so
+// never read, 100 on /ws and 100 on /route/subscribe, while realnet blocks are ingested into the api's database so
 // pushes keep coming. The api runs as its own process (`dexlake serve`), so its memory is measured alone, from its
 // /metrics, before, during and after. Proven: every /ws client pushed past the kernel's buffers and
 // LIMITS.max_buffered_bytes is cut off (the server lets go of its connection and the client finds the stream's end),
@@ -16,7 +16,7 @@ import { buildServer } from '../../api/server.ts';
 import { LIMITS } from '../../api/tokens/limits.ts';
 import { freePort } from '../../db/embedded.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet.ts';
+import { realnetSource } from '../../indexer/sources/realnet.ts';
 import { runDexlake, waitForOk, type Running } from '../harness/cli.ts';
 import { createMigratedDb } from '../harness/db.ts';
 
@@ -26,7 +26,7 @@ let api: Running;
 let port: number;
 
 beforeAll(async () => {
-  await ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to: 100, signal: new AbortController().signal, workers: 0 });
+  await ingest({ db, source: realnetSource({ seed: SEED, speed: 0 }), to: 100, signal: new AbortController().signal, workers: 0 });
   port = await freePort();
   api = runDexlake(['serve'], { DATABASE_URL: db.url, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' });
   await waitForOk(`http://127.0.0.1:${port}/health`, api);
@@ -154,7 +154,7 @@ describe('clients that never read', () => {
     // Blocks keep coming: one block per batch, so one NOTIFY (and one round of pushes) per block, 2 a second (each
     // block also makes the api recompute the schema answers asked below: faster, that would be most of its work).
     const stopIngest = new AbortController();
-    const ingesting = ingest({ db, source: devnetSource({ seed: SEED, speed: 2 }), signal: stopIngest.signal, workers: 0, limits: { maxBlocks: 1 } });
+    const ingesting = ingest({ db, source: realnetSource({ seed: SEED, speed: 2 }), signal: stopIngest.signal, workers: 0, limits: { maxBlocks: 1 } });
     const slow: net.Socket[] = [];
     try {
       // The reading clients: one per socket, connected throughout.
@@ -175,8 +175,8 @@ describe('clients that never read', () => {
       routeReader.send(JSON.stringify({ id: 1, query: routeQuery('reader.near') }));
 
       // The slow /ws clients subscribe to the largest table (every token, every field), and ask for PAST_THE_KERNEL
-      // bytes of `schema` answers in one go: devnet pushes are a few hundred
-      // bytes per block, so pushes alone would take many minutes to fill the kernel's 4 MiB. The slow
+      // bytes of `schema` answers in one go: a push carries only what a block changed, two blocks a second, so
+      // pushes alone would take many minutes to fill the kernel's 4 MiB. The slow
       // /route/subscribe clients subscribe to every DEX's quotes, which are pushed at the pace of routing (a few KiB
       // per pool change): the kernel's buffers hold all of that for the length of this test, so the server holds
       // nothing for them (their cut-off, with nothing between the server and the client, is the test below).
