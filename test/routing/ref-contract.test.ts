@@ -5,6 +5,7 @@
 // 0.1% and 0.3% of spot) it never fails on an intermediate step, it pays at least its worst case, and it is refused
 // for slippage only where what it would have paid really fell below the worst case (at most 5% of the routes
 // otherwise at 0.1%). Its logs stay within the receipt's limits and its gas within what the token forwards.
+// (The realnet's own AmmA quotes, on its own Ref 1.9.17, are executed by realnet-routes.test.ts.)
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../../api/server.ts';
@@ -15,8 +16,6 @@ import { poolStateEvents } from '../../indexer/pools-import/events.ts';
 import { writeImport } from '../../indexer/pools-import/write.ts';
 import { GAS_PRICE_YOCTO } from '../../api/routing/quote.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet.ts';
 import { readDataText } from '../harness/fixtures.ts';
 import { forwardedGas, RefExchange, signedSwap, type SignedSwap, type SimplePool, type Verdict } from '../harness/ref-exchange.ts';
 import { prng, sampleCases, type Case } from '../harness/route-cases.ts';
@@ -130,65 +129,4 @@ describe('AmmA quotes executed by Ref 1.9.17 on a moving market', () => {
     // The 0.3% moves of every pool push the longer routes below their worst case: the refusals were exercised.
     expect(tally.get('0.3% every pool')!.get('refused below it') ?? 0).toBeGreaterThan(0);
   });
-});
-
-describe("the devnet's AmmA quotes executed by Ref 1.9.17", () => {
-  let app: FastifyInstance;
-  let ref: RefExchange;
-  let unmoved: () => void;
-  let simple: SimplePool[] = [];
-
-  beforeAll(async () => {
-    const db = await createMigratedDb();
-    await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), to: 200, signal: new AbortController().signal });
-    app = await buildServer({ db, logLevel: 'silent' });
-    await app.ready();
-    // The devnet's simple pools as indexed at its head, made again on the exchange by its own methods.
-    const { rows } = await db.pool.query<{ pool_id: string; state: { kind: string; tokens: string[]; amounts: string[]; totalFee: number } }>(`select pool_id, state from pools where dex = 'AmmA'`);
-    simple = rows
-      .filter((r) => r.state.kind === 'simple')
-      .map((r) => ({ id: Number(r.pool_id), tokens: r.state.tokens as [string, string], amounts: r.state.amounts.map(BigInt) as [bigint, bigint], fee: r.state.totalFee }));
-    ref = RefExchange.withPools(simple);
-    unmoved = ref.save();
-  }, 300_000);
-  afterAll(() => app?.close());
-
-  it('pays each quote exactly on the indexed state, and never fails on an intermediate step after 0.1% moves', async () => {
-    const ids = new Set(simple.map((p) => p.id));
-    const tokens = [...new Set(simple.flatMap((p) => p.tokens))].sort();
-    expect(tokens.length).toBeGreaterThan(3);
-    const random = prng(11);
-    let judged = 0;
-    for (const tokenIn of tokens) {
-      for (const tokenOut of tokens) {
-        if (tokenIn === tokenOut) continue;
-        // A thousandth of the input's deepest simple pool.
-        const depth = simple.reduce((max, p) => { const i = p.tokens.indexOf(tokenIn); return i < 0 || p.amounts[i]! < max ? max : p.amounts[i]!; }, 0n);
-        const res = await getRoute(app, { token_in: tokenIn, token_out: tokenOut, amount_in: String(depth / 1000n), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.005', dexes: 'AmmA' });
-        const quote = res.json().find((q) => q.dex_id === 'AmmA');
-        if (quote === undefined) continue;
-        const swap = signedSwap(quote, tokenIn, tokenOut);
-        // Routes through the devnet's stable pools are not made again here.
-        if (!swap.actions.every((a) => ids.has(a.pool_id))) continue;
-        judged++;
-        unmoved();
-        const { outcome, paid } = run(swap);
-        expect(outcome.error, `${tokenIn} -> ${tokenOut}`).toBeUndefined();
-        expect([...paid]).toEqual([[tokenOut, swap.estimated]]);
-        const pools = [...new Map(swap.actions.map((a) => [a.pool_id, a])).values()];
-        const one = pools[Math.floor(random() * pools.length)]!;
-        for (const moved of [pools, [one]]) {
-          const { verdict } = ref.judge(TRADER, swap, () => {
-            unmoved();
-            for (const a of moved) ref.move(a.pool_id, a.token_in, a.token_out, 0.001);
-          });
-          expect(verdict, `${tokenIn} -> ${tokenOut}`).not.toBe('intermediate failure');
-        }
-      }
-    }
-    expect(judged).toBeGreaterThan(10);
-    console.log(`devnet: ${judged} AmmA quotes judged by Ref 1.9.17`);
-  });
-
-  const run = (s: SignedSwap) => ref.instantSwap(TRADER, s.tokenIn, s.amount, s.msg, forwardedGas(s.gas));
 });
