@@ -1,10 +1,10 @@
-// The local solver relay over real HTTP and a real database: 50 devnet blocks ingested, then JSON-RPC requests as
+// The local solver relay over real HTTP and a real database: 50 realnet blocks ingested, then JSON-RPC requests as
 // a client of the NEAR Intents relay sends them. Expected amounts are computed here from the `pools` row's reserves
 // with the simple-pool formulas written out (near-facts.md, AmmA) and the solver's 0.3 % spread.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../indexer/pipeline.ts';
 import { startSolverRelay, type SolverRelay } from '../devnet/relay.ts';
-import { devnetSource } from '../indexer/sources/devnet.ts';
+import { realnetSource } from '../indexer/sources/realnet.ts';
 import { createMigratedDb } from './harness/db.ts';
 
 const WNEAR = 'wrap.near';
@@ -18,10 +18,10 @@ let pool: { x: bigint; y: bigint; fee: bigint };
 
 beforeAll(async () => {
   db = await createMigratedDb();
-  const result = await ingest({ db, source: devnetSource({ seed: 'relay-test', speed: 0 }), to: 50, signal: never });
+  const result = await ingest({ db, source: realnetSource({ seed: 'relay-test', speed: 0 }), to: 50, signal: never });
   expect(result.height).toBe(50);
   relay = await startSolverRelay({ db, host: '127.0.0.1', port: 0 });
-  // The only AmmA pool holding both wNEAR and USDT (pool 0 of the devnet).
+  // The only AmmA pool holding both wNEAR and USDT (Ref's pool 0 on the realnet, made in its setup).
   const rows = await db.kysely.selectFrom('pools').select(['pool_id', 'tokens', 'amounts', 'total_fee']).where('dex', '=', 'AmmA').execute();
   const pair = rows.filter((r) => r.tokens.includes(WNEAR) && r.tokens.includes(USDT));
   expect(pair.map((r) => r.pool_id)).toEqual(['0']);
