@@ -1,5 +1,5 @@
 // Many api processes behind a load balancer (issue 22, point 2): three real `dexlake serve` processes on one
-// database filled by the real `dexlake index` on the devnet give byte-equal answers (routes and token data); after
+// database filled by the real `dexlake index` on the realnet give byte-equal answers (routes and token data); after
 // the indexer writes more blocks (and notifies), every process answers at the new height, equal to the others again,
 // and a `/ws` tokens.subscribe and a `/route/subscribe` subscriber on each process receive the pushes.
 //
@@ -38,7 +38,7 @@ afterAll(() => db.close());
 const indexEnv = {
   DATABASE_URL: url,
   LOG_LEVEL: 'warn',
-  DEXLAKE_SOURCE: 'devnet',
+  DEXLAKE_SOURCE: 'realnet',
   DEXLAKE_DEVNET_SPEED: '0',
   DEXLAKE_DEVNET_GENESIS: '2026-03-01T00:00:00Z',
   DEXLAKE_RELAY_PORT: '0',
@@ -71,7 +71,7 @@ afterAll(async () => {
   for (const { running } of servers) await running.exited;
 });
 
-/** Route queries over pairs of the devnet's pools (filled in once the database is). */
+/** Route queries over pairs of the realnet's pools (filled in once the database is). */
 const routeQueries: string[] = [];
 const route = (tokenIn: string, tokenOut: string, amountIn: string) =>
   `/route?${new URLSearchParams({ token_in: tokenIn, token_out: tokenOut, amount_in: amountIn, max_wait_ms: '0', slippage_type: 'Fixed', slippage: '0.005', trader_account_id: 'alice.near' })}`;
