@@ -1,9 +1,9 @@
 // The four stakes' bootstraps (`Dex.bootstrap.read`): against a local NEAR JSON-RPC server (devnet/rpc.ts) whose
 // answers are written by hand in the contracts' own shapes (Meta Pool's `GetContractStateResult`, LiNEAR's and
 // rNEAR's `Summary`, xRHEA's views as far as they are known: dexes/stake-*/README.md "Bootstrap"), the events each
-// read gives and the answers each refuses; then on the devnet, whose models answer the same views: a bootstrap at
-// block H followed by indexing H+1..N leaves the pools and routes of indexing 1..N, and at H itself the figures are
-// the contract's.
+// read gives and the answers each refuses; then on the realnet, whose hosted models answer the same views: a
+// bootstrap at block H followed by indexing H+1..N leaves the pools and routes of indexing 1..N, and at H itself the
+// figures are the contract's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { PoolsImportError, type ChainAt, type Dex } from '../../dexes/dex.ts';
@@ -11,16 +11,14 @@ import { stakeA } from '../../dexes/stake-a/index.ts';
 import { stakeB } from '../../dexes/stake-b/index.ts';
 import { stakeC } from '../../dexes/stake-c/index.ts';
 import { stakeD } from '../../dexes/stake-d/index.ts';
-import { Devnet } from '../../devnet/devnet.ts';
 import type { LinearStyleDevnet } from '../../devnet/linear-style.ts';
-import { DevnetRpcChain } from '../../devnet/devnet-rpc.ts';
+import { realnetMarket, realnetRpc } from '../../devnet/realnet/wasm.ts';
 import { META_POOL_NSLP, type StakeADevnet } from '../../devnet/stake-a.ts';
 import { startNearRpc, type NearRpcServer, type RpcBlock, type RpcChain, type RpcViewAnswer } from '../../devnet/rpc.ts';
-import { normalizeStreamerMessage } from '../../near/block.ts';
 import { bootstrap, rpcChainAt } from '../../indexer/bootstrap.ts';
 import { blockHeader } from '../../indexer/near-rpc.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { bootstrapEquality } from '../harness/devnet-bootstrap.ts';
+import { bootstrapEquality, realnetChain } from '../harness/bootstrap-equality.ts';
 
 const FINAL = 150_000_000;
 const blockAt = (height: number): RpcBlock => ({ height, hash: `Hash${height}`, prevHash: `Hash${height - 1}`, timestampNs: 1_760_000_000_000_000_000n + BigInt(height) });
@@ -308,22 +306,22 @@ describe('stake bootstraps against a node in the contracts’ answer shapes', ()
   });
 });
 
-describe('stake bootstraps on the devnet', () => {
-  // At 340 a reward update of rNEAR's came after its last stake (the two figures of StakeD below differ).
-  const H = 340;
+describe('stake bootstraps on the realnet', () => {
+  // At 326 a reward update of rNEAR's came after its last stake (the two figures of StakeD below differ, 326-328).
+  const SEED = 'realnet-bootstrap';
+  const H = 326;
   const N = 600;
-  /** Per stake DEX: its swaps' heights and, at H, what its devnet model holds. */
-  const devnet = new Map<string, { swaps: number[] }>();
+  const chain = () => realnetChain(SEED, N);
+  /** Per stake DEX: its swaps' heights (the hops its model executed) and, at H, what its model holds. */
+  const swapsOf = new Map<string, { swaps: number[] }>();
   let atH: { stakeA: bigint[]; nslp: bigint; rates: Map<string, bigint[]>; logged: Map<string, bigint[]> };
   beforeAll(() => {
-    const d = new Devnet();
+    const market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true, history: false });
     const stakes = [stakeA, stakeB, stakeC, stakeD];
-    for (const s of stakes) devnet.set(s.id, { swaps: [] });
     for (let h = 1; h <= N; h++) {
-      const block = normalizeStreamerMessage(d.next());
-      for (const s of stakes) for (const e of s.decode(block, C)) if (e.kind === 'swap') devnet.get(s.id)!.swaps.push(h);
+      market.next();
       if (h !== H) continue;
-      const model = <T>(id: string) => d.dexes.find((m) => m.id === id) as unknown as T;
+      const model = <T>(id: string) => market.models!.dexes.find((m) => m.id === id) as unknown as T;
       const linear = (id: string) => model<LinearStyleDevnet>(id);
       atH = {
         stakeA: model<StakeADevnet>('StakeA').reserves().get(C.StakeA)!,
@@ -332,17 +330,19 @@ describe('stake bootstraps on the devnet', () => {
         logged: new Map(['StakeB', 'StakeD'].map((id) => [id, linear(id).reserves().get(id === 'StakeB' ? C.StakeB : C.StakeD)!])),
       };
     }
-  });
+    for (const s of stakes) swapsOf.set(s.id, { swaps: market.models!.trades.filter((t) => t.dex === s.id).map((t) => t.height) });
+  }, 120_000);
 
   it('every stake trades before and after H', () => {
-    for (const [id, { swaps }] of devnet) {
+    expect(swapsOf.size).toBe(4);
+    for (const [id, { swaps }] of swapsOf) {
       expect(swaps.some((h) => h < H) && swaps.some((h) => h > H), id).toBe(true);
     }
   });
 
   for (const id of ['StakeA', 'StakeB', 'StakeC', 'StakeD']) {
     it(`${id}: bootstrap at ${H} then blocks to ${N} leaves the pools and routes of indexing 1..${N}`, async () => {
-      const { indexed, bootstrapped, routes } = await bootstrapEquality(id, { h: H, n: N });
+      const { indexed, bootstrapped, routes } = await bootstrapEquality(id, { chain: chain(), h: H, n: N });
       expect(indexed).toHaveLength(1);
       expect(bootstrapped).toEqual(indexed);
       expect(routes.length).toBeGreaterThan(0);
@@ -360,7 +360,7 @@ describe('stake bootstraps on the devnet', () => {
 
   it(`StakeA and StakeB at ${H} itself: the indexer's figures exactly (only rateOrigin names the view), so every route`, async () => {
     for (const id of ['StakeA', 'StakeB']) {
-      const { indexed, bootstrapped, routes } = await bootstrapEquality(id, { h: H, n: H });
+      const { indexed, bootstrapped, routes } = await bootstrapEquality(id, { chain: chain(), h: H, n: H });
       expect(bootstrapped.map(withoutOrigin), id).toEqual(indexed.map(withoutOrigin));
       expect(stateOf(bootstrapped[0]).rateOrigin, id).toMatch(/^get_(contract_state|summary): /);
       // StakeA's routes include the liquid unstake, whose fee reads the NSLP ledger: the figure read equals the folded one.
@@ -368,8 +368,8 @@ describe('stake bootstraps on the devnet', () => {
     }
   }, 120_000);
 
-  it(`StakeA's read at ${H} from the devnet's node: the model's rate, fee curve and NSLP NEAR`, async () => {
-    const server = await startNearRpc(new DevnetRpcChain({ seed: 'dexlake', final: () => H }));
+  it(`StakeA's read at ${H} from the realnet's node: the model's rate, fee curve and NSLP NEAR`, async () => {
+    const server = await startNearRpc(realnetRpc(undefined, { seed: SEED }, () => H));
     try {
       const block = await blockHeader(server.url, H);
       const { events } = await stakeA.bootstrap!.read(rpcChainAt(server.url, block, C));
@@ -398,10 +398,10 @@ describe('stake bootstraps on the devnet', () => {
     } finally {
       await server.close();
     }
-  });
+  }, 120_000);
 
   it(`StakeD at ${H}: the contract's totals (the indexer's totals line lags a reward update until the next stake)`, async () => {
-    const { indexed, bootstrapped } = await bootstrapEquality('StakeD', { h: H, n: H });
+    const { indexed, bootstrapped } = await bootstrapEquality('StakeD', { chain: chain(), h: H, n: H });
     const amounts = (rows: unknown[]) => (rows[0] as { amounts: string[] }).amounts.map(BigInt);
     expect(amounts(bootstrapped)).toEqual(atH.rates.get('StakeD'));
     expect(amounts(indexed)).toEqual(atH.logged.get('StakeD'));
@@ -412,7 +412,7 @@ describe('stake bootstraps on the devnet', () => {
   }, 120_000);
 
   it(`StakeC at ${H}: the locked amount agrees with get_virtual_price, so the rate is locked / supply, marked approximate`, async () => {
-    const { bootstrapped } = await bootstrapEquality('StakeC', { h: H, n: H });
+    const { bootstrapped } = await bootstrapEquality('StakeC', { chain: chain(), h: H, n: H });
     expect(stateOf(bootstrapped[0])).toMatchObject({ rateOrigin: 'contract_metadata.cur_locked_token_amount / ft_total_supply', approximate: expect.stringContaining('not public') });
   }, 120_000);
 });
