@@ -6,18 +6,19 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Devnet } from '../devnet/devnet.ts';
+import { realnetMarket } from '../devnet/realnet/wasm.ts';
 import { runIndexer } from '../indexer/main.ts';
 import { createProgress } from '../indexer/progress.ts';
 import { neardataSource } from '../indexer/sources/neardata.ts';
 import { startStatusServer } from '../indexer/status-server.ts';
 import { createMigratedDb } from './harness/db.ts';
 
-/** neardata's protocol over the devnet's first blocks, each answered after `delayMs` (or never, with `hang`). */
+/** neardata's protocol over the realnet's first blocks, each answered after `delayMs` (or never, with `hang`: then
+ * only the head is said, and no block is made). */
 async function neardata(count: number, delayMs: number, hang = false): Promise<{ url: string; close: () => Promise<void> }> {
-  const devnet = new Devnet({ seed: 'progress' });
+  const market = realnetMarket(undefined, { seed: 'progress', history: false, models: true });
   const texts = new Map<number, string>();
-  for (let h = 1; h <= count; h++) texts.set(h, JSON.stringify(devnet.next()));
+  for (let h = 1; h <= count && !hang; h++) texts.set(h, JSON.stringify(market.next()));
   const server = http.createServer(async (req, res) => {
     if (req.url === '/v0/last_block/final') return void res.writeHead(302, { location: `/v0/block/${count}` }).end();
     if (hang) return;
@@ -68,7 +69,7 @@ describe('progress of a network source', () => {
     expect(progress.line()).toMatchObject({ height: 10, in_flight: 4, read_ahead: 4, head: 1000, done: 0.01 });
   });
 
-  it("the indexer's status port has them as gauges while it runs, and in /health", async () => {
+  it("the indexer's status port has them as gauges while it runs, and in /health", { timeout: 120_000 }, async () => {
     const server = await neardata(300, 100);
     cleanups.push(server.close);
     const db = await createMigratedDb();
