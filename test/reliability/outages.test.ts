@@ -1,6 +1,7 @@
 // Outages (issue #7): PostgreSQL crashing under a serving api, a solver relay that is down or never answers, and a
 // block source that errors, stalls or sends malformed JSON. Each is made to happen for real (a SIGKILLed
-// PostgreSQL, closed ports, a local neardata server misbehaving on cue) against the real processes.
+// PostgreSQL, closed ports, a local neardata server misbehaving on cue) against the real processes, over realnet
+// blocks (its contracts' own wasm and the hosted models).
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -18,14 +19,15 @@ import { migrateToLatest } from '../../db/migrate.ts';
 import { LISTENER_NAME } from '../../api/routing/graph.ts';
 import { TOKEN_LISTENER_NAME } from '../../api/tokens/listen.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { Devnet } from '../../devnet/devnet.ts';
-import { devnetSource } from '../../indexer/sources/devnet.ts';
+import { realnetMarket } from '../../devnet/realnet/wasm.ts';
+import { realnetSource } from '../../indexer/sources/realnet.ts';
 import { runDexlake, waitForOk, type Running } from '../harness/cli.ts';
 import { createMigratedDb, tableChecksums } from '../harness/db.ts';
 import { SocketClient, type Message } from '../tokens/harness.ts';
 
 const SEED = 'outages';
 const USDT = 'usdt.tether-token.near';
+const WRAP = 'wrap.near';
 const ONE_NEAR = (10n ** 24n).toString();
 /** What "answers quickly" means here: well above an answer's normal time on a busy 2-core machine, far below a hang. */
 const QUICK_MS = 5_000;
@@ -109,7 +111,7 @@ describe('PostgreSQL down while the api serves', () => {
     cleanups.push(() => writer.close());
     await migrateToLatest(writer.kysely);
     let height = 120;
-    await ingest({ db: writer, source: devnetSource({ seed: SEED, speed: 0 }), to: height, signal: never, workers: 0 });
+    await ingest({ db: writer, source: realnetSource({ seed: SEED, speed: 0 }), to: height, signal: never, workers: 0 });
 
     const apiPort = await freePort();
     const relayPort = await freePort(); // nothing listens there: QuoteA is simply absent
@@ -172,8 +174,8 @@ describe('PostgreSQL down while the api serves', () => {
     for (const [what, url, init] of [
       ['/tokens', `${base}/tokens?fields=symbol,price_usd&limit=3`, {}],
       ['/trades', `${base}/trades?limit=3`, {}],
-      ['/candles', `${base}/candles?token=wrap.near&resolution=1m&count_back=5`, {}],
-      ['POST /holders', `${base}/holders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: 'wrap.near', limit: 3 }) }],
+      ['/candles', `${base}/candles?token=${WRAP}&resolution=1m&count_back=5`, {}],
+      ['POST /holders', `${base}/holders`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: WRAP, limit: 3 }) }],
     ] as const) {
       const answer = await quick(url, init);
       console.log(`db down: ${what} ${answer.status} in ${answer.ms} ms`);
@@ -201,7 +203,7 @@ describe('PostgreSQL down while the api serves', () => {
     expect(pg.port).toBe(pgPort);
     // The api resumes by itself: /health and /tokens answer 200 again, read from the database (this /tokens was never
     // answered before, so no cache holds it).
-    const tokensUrl = `${base}/tokens?fields=symbol&limit=2`;
+    const tokensUrl = `${base}/tokens?ids=${WRAP},${USDT}&fields=symbol&sort=account_id`;
     const upAt = performance.now();
     let [h, tokens] = [await quick(`${base}/health`), await quick(tokensUrl)];
     while ((h.status !== 200 || tokens.status !== 200) && performance.now() - upAt < HANG_MS) {
@@ -211,7 +213,10 @@ describe('PostgreSQL down while the api serves', () => {
     expect(h.status, `/health after PostgreSQL came back: ${h.body}`).toBe(200);
     expect(JSON.parse(h.body)).toMatchObject({ db: 'ok', height });
     expect(tokens.status, `/tokens after PostgreSQL came back: ${tokens.body}`).toBe(200);
-    expect(JSON.parse(tokens.body)).toMatchObject({ height, rows: [['near', 'NEAR'], ['wrap.near', 'wNEAR']] });
+    // The symbols the token contracts' own ft_metadata gives on the chain at that height.
+    const chain = chainAt(SEED, height);
+    const symbol = (id: string) => chain.view<{ symbol: string }>(id, 'ft_metadata').symbol;
+    expect(JSON.parse(tokens.body)).toMatchObject({ height, rows: [[USDT, symbol(USDT)], [WRAP, symbol(WRAP)]] });
     expect((await quick(`${base}/route?${traderQuery}`)).status).toBe(200);
 
     // LISTEN again: wait for the api's two listeners, then commit new blocks.
@@ -224,7 +229,7 @@ describe('PostgreSQL down while the api serves', () => {
     const routeMessages = routes.messages.length;
     socket.drainQueued();
     height += 30;
-    await ingest({ db: admin, source: devnetSource({ seed: SEED, speed: 0 }), to: height, signal: never, workers: 0 });
+    await ingest({ db: admin, source: realnetSource({ seed: SEED, speed: 0 }), to: height, signal: never, workers: 0 });
     const push = await within(socket.next(), 15_000, 'a /ws push after the restart');
     expect(push).toMatchObject({ sub: 1 });
     expect(push.height).toBeGreaterThan(120);
@@ -274,7 +279,7 @@ async function silentRelay(): Promise<{ url: string; requests: () => number; abo
 describe('solver relay down or silent', () => {
   it('QuoteA is missing, every other quote is as without QuoteA, and a silent relay is given up on', async () => {
     const db = await createMigratedDb();
-    await ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to: 120, signal: never, workers: 0 });
+    await ingest({ db, source: realnetSource({ seed: SEED, speed: 0 }), to: 120, signal: never, workers: 0 });
     const downPort = await freePort(); // nothing listens: refused at once
     const silent = await silentRelay();
     cleanups.push(() => silent.close());
@@ -312,12 +317,20 @@ describe('solver relay down or silent', () => {
   });
 });
 
-/** The devnet's first `count` blocks as neardata serves them: the combined message's JSON text per height. */
-function devnetTexts(seed: string, count: number): Map<number, string> {
-  const devnet = new Devnet({ seed });
+/** The realnet's chain (as realnetSource makes it) after its first `count` blocks. */
+function chainAt(seed: string, count: number) {
+  const market = realnetMarket(undefined, { seed, history: false, models: true });
+  for (let i = 0; i < count; i++) market.next();
+  return market.chain;
+}
+
+/** The realnet's first `count` blocks (as realnetSource makes them) as neardata serves them: the combined message's
+ * JSON text per height. */
+function realnetTexts(seed: string, count: number): Map<number, string> {
+  const market = realnetMarket(undefined, { seed, history: false, models: true });
   const texts = new Map<number, string>();
   for (let i = 0; i < count; i++) {
-    const message = devnet.next();
+    const message = market.next();
     texts.set((message.block as { header: { height: number } }).header.height, JSON.stringify(message));
   }
   return texts;
@@ -325,7 +338,7 @@ function devnetTexts(seed: string, count: number): Map<number, string> {
 
 type Trouble = 'none' | 'http_500' | 'stall' | 'malformed';
 
-/** neardata's protocol over the devnet blocks (head by 302, blocks by height), misbehaving as `trouble` says. */
+/** neardata's protocol over the realnet blocks (head by 302, blocks by height), misbehaving as `trouble` says. */
 class UnreliableNeardata {
   head = 0;
   trouble: Trouble = 'none';
@@ -393,7 +406,7 @@ describe('a block source that errors, stalls or sends malformed JSON', () => {
   it('the indexer retries, reports it on its status port, and ends with the tables of a clean run', async () => {
     const SOURCE_SEED = 'outage-source';
     const LAST = 60;
-    const texts = devnetTexts(SOURCE_SEED, LAST);
+    const texts = realnetTexts(SOURCE_SEED, LAST);
     const neardata = await new UnreliableNeardata(texts).start();
     cleanups.push(() => neardata.stop());
     neardata.head = 20;
@@ -478,7 +491,7 @@ describe('a block source that errors, stalls or sends malformed JSON', () => {
     expect(await indexed()).toEqual({ n: LAST, max: LAST });
     expect([...new Set(neardata.served)].sort((a, b) => a - b)).toEqual([...texts.keys()]);
     const clean = await createMigratedDb();
-    await ingest({ db: clean, source: devnetSource({ seed: SOURCE_SEED, speed: 0 }), to: LAST, signal: never, workers: 0 });
+    await ingest({ db: clean, source: realnetSource({ seed: SOURCE_SEED, speed: 0 }), to: LAST, signal: never, workers: 0 });
     expect(await tableChecksums(db)).toEqual(await tableChecksums(clean));
   });
 });
