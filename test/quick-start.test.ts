@@ -1,14 +1,14 @@
 // The mainnet quick start, against local servers: `dexlake start --source neardata:URL --rpc URL` with an empty
 // database bootstraps every DEX at the node's latest final block, then follows the chain from the next one, and
-// answers routes on every DEX id that has pools. The chain is the devnet's, served the ways mainnet's is: blocks by
-// a neardata-style HTTP server, state by the devnet's NEAR JSON-RPC (devnet/rpc.ts).
+// answers routes on every DEX id that has pools. The chain is the realnet's (Ref's exchange, wNEAR and the tokens on
+// their own wasm, the hosted models of the other DEXes), served the ways mainnet's is: blocks by a neardata-style
+// HTTP server, state by the realnet's NEAR JSON-RPC (its contracts' own views and storage, over devnet/rpc.ts).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from '../db/connect.ts';
 import { freePort } from '../db/embedded.ts';
-import { Devnet } from '../devnet/devnet.ts';
-import { DevnetRpcChain } from '../devnet/devnet-rpc.ts';
+import { realnetMarket, realnetRpc } from '../devnet/realnet/wasm.ts';
 import { startSolverRelay } from '../devnet/relay.ts';
 import { startNearRpc } from '../devnet/rpc.ts';
 import { runDexlake, waitForOk } from './harness/cli.ts';
@@ -40,19 +40,19 @@ describe('mainnet quick start', () => {
   });
 
   it('an empty database bootstraps at the latest final block, follows the chain, and routes on every DEX with pools', { timeout: 240_000 }, async () => {
-    const devnet = new Devnet({ seed: SEED });
+    const market = realnetMarket(undefined, { seed: SEED, history: false, models: true });
     const texts = new Map<number, string>();
     for (let i = 0; i < LAST; i++) {
-      const message = devnet.next() as { block: { header: { height: number } } };
+      const message = market.next() as { block: { header: { height: number } } };
       texts.set(message.block.header.height, JSON.stringify(message));
     }
     const head = { value: FIRST_HEAD };
     const blocks = await neardata(texts, head);
     closers.push(() => new Promise((resolve) => blocks.server.close(resolve)));
-    const rpc = await startNearRpc(new DevnetRpcChain({ seed: SEED, final: () => head.value }));
+    const rpc = await startNearRpc(realnetRpc(undefined, { seed: SEED }, () => head.value));
     closers.push(() => rpc.close());
     const { url } = await createTestDatabase();
-    // QuoteA's solver: the devnet's relay over this database (it prices from the indexed AmmA pools).
+    // QuoteA's solver: the local relay over this database (it prices from the indexed AmmA pools).
     const db = connect(url);
     closers.push(() => db.close());
     const relay = await startSolverRelay({ db, host: '127.0.0.1', port: 0 });
