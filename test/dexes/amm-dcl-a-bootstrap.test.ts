@@ -1,9 +1,9 @@
 // AmmDclA's bootstrap: (a) its read against a local NEAR JSON-RPC server (devnet/rpc.ts) whose `dclv2.ref-labs.near`
 // answers `list_pools`, `get_liquidity_range` and `get_pointorder_range` in the contract's JSON shapes (a public copy of
 // its source: `Pool`, `HashMap<i32, RangeInfo>`, `HashMap<i32, PointOrderInfo>`); every answer below is written by
-// hand from the pools' ranges, as the source's range walk gives them; (b) on the devnet: bootstrapped at block H
-// from the devnet's own JSON-RPC then indexed to N, the pools and the routes equal indexing from the first block, but
-// for the endpoints' liquidity sums, which no view gives.
+// hand from the pools' ranges, as the source's range walk gives them; (b) on the realnet, whose hosted AmmDclA model
+// answers the same views: bootstrapped at block H from the realnet's own JSON-RPC then indexed to N, the pools and
+// the routes equal indexing from the first block, but for the endpoints' liquidity sums, which no view gives.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dclBootstrap } from '../../dexes/amm-dcl-a/bootstrap.ts';
 import { getSqrtPrice } from '../../dexes/amm-dcl-a/range-math.ts';
@@ -12,14 +12,13 @@ import { ammDclA } from '../../dexes/amm-dcl-a/index.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { PoolsImportError, type BootstrapEvent } from '../../dexes/dex.ts';
 import { AmmDclADevnet, dclLiquidityRange, dclPointOrderRange } from '../../devnet/amm-dcl-a.ts';
-import { DevnetRpcChain } from '../../devnet/devnet-rpc.ts';
-import { Devnet } from '../../devnet/devnet.ts';
+import { realnetMarket, realnetRpc } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type NearRpcServer, type RpcBlock, type RpcViewAnswer } from '../../devnet/rpc.ts';
 import type { World } from '../../devnet/world.ts';
 import { bootstrap, rpcChainAt } from '../../indexer/bootstrap.ts';
 import { blockHeader } from '../../indexer/near-rpc.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { bootstrapEquality } from '../harness/devnet-bootstrap.ts';
+import { bootstrapEquality, realnetChain } from '../harness/bootstrap-equality.ts';
 
 const C = MAINNET_CONTRACTS;
 const HEIGHT = 5_000;
@@ -266,7 +265,7 @@ describe('AmmDclA bootstrap through dclv2.ref-labs.near views', () => {
   });
 });
 
-describe("the devnet's range views, as the contract computes them", () => {
+describe("the model's range views, as the contract computes them", () => {
   // Pool A's state, its sums known (400: 400 ends, 400 starts; 2000: 400 ends, 700 starts).
   const S = (point: number, liquiditySum: bigint, liquidityDelta: bigint) => ({ point, liquiditySum, liquidityDelta });
   const state: DclPoolState = {
@@ -380,21 +379,36 @@ describe('AmmDclA state: endpoints whose sum is a floor', () => {
   });
 });
 
-describe('AmmDclA bootstrap on the devnet', () => {
-  // Two endpoints read at H lose their last range before N: the fold meets floors it must drop.
+describe('AmmDclA bootstrap on the realnet', () => {
+  // Two endpoints read at H lose their last range before N (between 550 and 600): the fold meets floors it must
+  // drop. Every pool swaps after H (last at 550, 551 and 593).
+  const SEED = 'realnet-bootstrap';
   const [H, N] = [250, 600];
+  const chain = () => realnetChain(SEED, N);
+
+  /** The market's truth, run once: the model's hops, its pools at H and the endpoints left at N. */
+  let heights: number[];
+  let poolsAtH: Map<string, DclPoolState>;
+  let pointsAtN: Set<string>;
+  beforeAll(() => {
+    const market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true, history: false });
+    const model = market.models!.dexes.find((d) => d.id === 'AmmDclA') as unknown as { pools: Map<string, DclPoolState> };
+    for (let height = 1; height <= N; height++) {
+      market.next();
+      if (height === H) poolsAtH = structuredClone(model.pools);
+    }
+    heights = market.models!.trades.filter((t) => t.dex === 'AmmDclA').map((t) => t.height);
+    pointsAtN = new Set([...model.pools.values()].flatMap((s) => s.points.map((p) => `${s.poolId} ${p.point}`)));
+  }, 180_000);
 
   it(`has swaps before and after block ${H}`, () => {
-    const devnet = new Devnet({ recordTrades: true });
-    for (let height = 1; height <= N; height++) devnet.next();
-    const heights = devnet.trades.filter((t) => t.dex === 'AmmDclA').map((t) => t.height);
     expect(heights.filter((h) => h <= H).length).toBeGreaterThan(10);
     expect(heights.filter((h) => h > H).length).toBeGreaterThan(10);
   });
 
   // At H itself each row is the bootstrap's; by N every pool has swapped since, so its last swap check is the same.
   it.each([H, N])(`bootstrapped at ${H} then indexed to %i: the pools equal indexing from block 1 but for what no view gives, the routes equal`, async (n) => {
-    const { indexed, bootstrapped, routes } = await bootstrapEquality('AmmDclA', { h: H, n });
+    const { indexed, bootstrapped, routes } = await bootstrapEquality('AmmDclA', { chain: chain(), h: H, n });
     expect(indexed.length).toBe(3);
     type Row = { state: string };
     type Point = { point: number; liquiditySum: string; sumAtLeast?: true };
@@ -424,26 +438,21 @@ describe('AmmDclA bootstrap on the devnet', () => {
     expect(routes.filter((r) => r.indexed.startsWith('200 [{')).length).toBeGreaterThan(routes.length / 2);
   }, 300_000);
 
-  it(`the devnet answers the views the bootstrap reads: the read at ${H} is the state the model holds, some of whose endpoints are gone at ${N}`, async () => {
-    const node = await startNearRpc(new DevnetRpcChain({ seed: 'dexlake', final: () => N }));
+  it(`the realnet answers the views the bootstrap reads: the read at ${H} is the state the model holds, some of whose endpoints are gone at ${N}`, async () => {
+    const node = await startNearRpc(realnetRpc(undefined, { seed: SEED }, () => H));
     try {
       const { events } = await ammDclA.bootstrap!.read(rpcChainAt(node.url, await blockHeader(node.url, H), C));
-      const devnet = new Devnet();
-      for (let height = 1; height <= H; height++) devnet.next();
-      const model = devnet.dexes.find((d) => d.id === 'AmmDclA') as unknown as { pools: Map<string, DclPoolState> };
-      expect(events.length).toBe(model.pools.size);
+      expect(events.length).toBe(poolsAtH.size);
       for (const e of events) {
         const state = stateOf(e);
-        const truth = model.pools.get(state.poolId)!;
+        const truth = poolsAtH.get(state.poolId)!;
         expect({ ...state, points: state.points.map(({ sumAtLeast: _s, ...p }) => p) }).toEqual({ ...truth, lastSwapCheck: null });
       }
       // The fold met endpoints read with a floor losing their last range (the equality above holds through that).
       const atH = events.map(stateOf).flatMap((state) => state.points.map((p) => `${state.poolId} ${p.point}`));
-      for (let height = H + 1; height <= N; height++) devnet.next();
-      const atN = new Set([...model.pools.values()].flatMap((s) => s.points.map((p) => `${s.poolId} ${p.point}`)));
-      expect(atH.filter((p) => !atN.has(p)).length).toBeGreaterThan(0);
+      expect(atH.filter((p) => !pointsAtN.has(p)).length).toBeGreaterThan(0);
     } finally {
       await node.close();
     }
-  }, 120_000);
+  }, 180_000);
 });
