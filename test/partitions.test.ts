@@ -15,18 +15,18 @@ import { BULK_LOAD_INDEXES, buildIndexes, dropIndexes } from '../indexer/bulk-lo
 import { ensurePartitions, partitions, PARTITIONED } from '../indexer/partitions.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { replay } from '../indexer/replay.ts';
-import { devnetSource } from '../indexer/sources/devnet.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { createMigratedDb, createTestDatabase, tableChecksums } from './harness/db.ts';
 import { FIXTURES_DIR } from './harness/fixtures.ts';
+import { realnet } from './tokens/harness.ts';
 
 const never = new AbortController().signal;
 const MAINNET = path.join(FIXTURES_DIR, 'mainnet');
 const SEED = 'partitions';
 
-/** A database holding 300 devnet blocks and then the real mainnet fixture blocks (heights 34,834,052 and up). */
+/** A database holding 300 realnet blocks and then the real mainnet fixture blocks (heights 34,834,052 and up). */
 async function filled(db: Db): Promise<void> {
-  await ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to: 300, signal: never });
+  await ingest({ db, source: realnet(SEED), to: 300, signal: never });
   await ingest({ db, source: filesSource(MAINNET), signal: never });
 }
 
@@ -158,7 +158,7 @@ describe('partitioned history', () => {
       expect(balances).not.toEqual(balancesBefore);
       expect(balances).toEqual((await tableChecksums(reference)).balances);
       // One partition per million heights that holds a row, and the next one after the highest: read off the
-      // fixture files' heights (the devnet's 1..300 are in the first).
+      // fixture files' heights (the realnet's 1..300 are in the first).
       const heights = readdirSync(MAINNET).map((f) => Number(f.split('.')[0]));
       const used = new Set([0, ...heights.map((h) => Math.floor(h / 1e6) * 1e6)]);
       const expected = [...used, (Math.floor(Math.max(...heights) / 1e6) + 1) * 1e6].sort((a, b) => a - b);
@@ -188,16 +188,16 @@ describe('partitioned history', () => {
     } finally {
       await old.close();
     }
-  });
+  }, 240_000);
 
   it('writers make each partition before its rows and the next one ahead; the width changes where rows live, not what the tables hold', async () => {
     const wide = await createMigratedDb();
-    await ingest({ db: wide, source: devnetSource({ seed: SEED, speed: 0 }), to: 250, signal: never });
+    await ingest({ db: wide, source: realnet(SEED), to: 250, signal: never });
     expect((await partitions(wide.pool)).map((p) => p.from)).toEqual([0, 1_000_000]);
 
     const narrow = await createMigratedDb();
     await narrow.pool.query('update history_partitioning set width_blocks = 100');
-    await ingest({ db: narrow, source: devnetSource({ seed: SEED, speed: 0 }), to: 250, signal: never });
+    await ingest({ db: narrow, source: realnet(SEED), to: 250, signal: never });
     expect((await partitions(narrow.pool)).map((p) => [p.from, p.to])).toEqual([[0, 100], [100, 200], [200, 300], [300, 400]]);
     const { rows } = await narrow.pool.query<{ partition: string; low: number; high: number }>(
       `select tableoid::regclass::text as partition, min(block_height)::int as low, max(block_height)::int as high from transfers group by 1 order by 2`,
@@ -248,7 +248,7 @@ describe('partitioned history', () => {
       expect(new Set(whole.map((id: string) => id.split(':')[0])).size, 'kinds').toBeGreaterThan(1);
       expect(await pagedIds(narrow, window, 7), order).toEqual(whole);
     }
-  });
+  }, 240_000);
 
   it('the partition ahead gives way to a reader holding its table; one that rows need waits for it', async () => {
     const db = await createMigratedDb();
@@ -278,12 +278,12 @@ describe('partitioned history', () => {
   it('replay empties the partitions wholly inside its range with TRUNCATE, keeps those holding kept events, and ends with the same tables', async () => {
     const db = await createMigratedDb();
     await db.pool.query('update history_partitioning set width_blocks = 100');
-    await ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to: 350, signal: never });
+    await ingest({ db, source: realnet(SEED), to: 350, signal: never });
     const clean = await tableChecksums(db);
     const nodes = async () => Object.fromEntries(await Promise.all(['events_p0', 'events_p100', 'events_p200', 'events_p300'].map(async (t) => [t, await filenode(db, t)])));
 
     const before = await nodes();
-    await replay({ db, source: devnetSource({ seed: SEED, speed: 0 }), from: 100, to: 299, signal: never });
+    await replay({ db, source: realnet(SEED), from: 100, to: 299, signal: never });
     const after = await nodes();
     // 100..199 and 200..299 are inside the range: emptied, so their files are new; 0..99 and 300..399 are not.
     expect([after.events_p0 === before.events_p0, after.events_p100 === before.events_p100, after.events_p200 === before.events_p200, after.events_p300 === before.events_p300]).toEqual([true, false, false, true]);
@@ -295,9 +295,9 @@ describe('partitioned history', () => {
        select block_height, 'rpc:test', 0, 'test', timestamp_ms, null, '{}' from events where block_height = 150 limit 1`,
     );
     const withRpc = await nodes();
-    await replay({ db, source: devnetSource({ seed: SEED, speed: 0 }), from: 100, to: 299, signal: never });
+    await replay({ db, source: realnet(SEED), from: 100, to: 299, signal: never });
     const final = await nodes();
     expect([final.events_p100 === withRpc.events_p100, final.events_p200 === withRpc.events_p200]).toEqual([true, false]);
     expect((await db.pool.query(`select count(*)::int as n from events where receipt_id = 'rpc:test'`)).rows[0]!.n).toBe(1);
-  });
+  }, 240_000);
 });

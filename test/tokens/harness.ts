@@ -1,6 +1,7 @@
 // Shared by the token API tests: a database filled by ingesting the realnet's blocks (the chain `npm start` runs: the
 // real contracts' wasm and the hosted models, through the real pipeline), the real server listening on a free port,
 // and a socket client that pairs replies with requests.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import { buildServer } from '../../api/server.ts';
@@ -13,32 +14,31 @@ import type { BlockSource, RawBlock } from '../../indexer/sources/source.ts';
 export const SEED = 'tokens';
 const never = new AbortController().signal;
 
-/** Per seed, the blocks of realnetSource's last run that a test has not taken yet: its next height, and the one it
- * made past the range's end. */
-const running = new Map<string, { next: number; blocks: AsyncIterator<RawBlock>; held: RawBlock | undefined }>();
+/** Per seed, the blocks realnetSource has made so far (by height), and its run that makes the next ones. */
+const chains = new Map<string, { made: Map<number, RawBlock & { kind: 'message' }>; last: number; run: AsyncIterator<RawBlock> }>();
 
 /**
- * realnetSource of `seed`, kept going between runs. The source rebuilds its chain from the seed on every run (a
- * restart replays every block before the checkpoint, at some 80 blocks/s), so a run that starts where the last one
- * ended continues that run's blocks instead; any other start is a run of its own.
+ * realnetSource of `seed`, each block made once per test file. The source rebuilds its chain from the seed on every
+ * run (a restart replays every block before the checkpoint, at some 80 blocks/s); here one run makes the blocks and
+ * every later run, of any database, is given the ones it asks for again, as bytes of its own (a decode worker takes
+ * the bytes it is given). Each block comes after a turn of the event loop: the chain makes its blocks synchronously,
+ * and seconds without one leave the database clients' sockets unread (their connections time out).
  */
 export function realnet(seed = SEED): BlockSource {
   const inner = realnetSource({ seed, speed: 0 });
   return rawSource(inner.name, inner.sparse, async function* (range, signal) {
-    let run = running.get(seed);
-    if (run === undefined || range.from === undefined || range.from !== run.next) {
-      run = { next: range.from ?? 1, blocks: inner.raw({ from: range.from }, never)[Symbol.asyncIterator](), held: undefined };
-      running.set(seed, run);
-    }
-    while (!signal.aborted) {
-      const block = run.held ?? (await run.blocks.next()).value;
-      run.held = undefined;
-      if (range.to !== undefined && block.height > range.to) {
-        run.held = block;
-        return;
+    let chain = chains.get(seed);
+    if (chain === undefined) chains.set(seed, (chain = { made: new Map(), last: 0, run: inner.raw({}, never)[Symbol.asyncIterator]() }));
+    for (let height = range.from ?? 1; range.to === undefined || height <= range.to; height++) {
+      await nextTurn();
+      if (signal.aborted) return;
+      while (chain.last < height) {
+        const block = (await chain.run.next()).value as RawBlock & { kind: 'message' };
+        chain.made.set(block.height, block);
+        chain.last = block.height;
       }
-      run.next = block.height + 1;
-      yield block;
+      const block = chain.made.get(height);
+      if (block !== undefined) yield { ...block, body: Buffer.from(block.body) };
     }
   });
 }
