@@ -2,7 +2,7 @@
 // primary's; after a notification for height H nothing is answered or pushed from a standby that has not replayed H
 // (replay paused, then resumed); one still behind after the wait bound, or stopped, is left out (reads fall back to
 // the primary) and taken back once caught up; /health and /metrics show each replica's lag; with the primary stopped,
-// reads keep coming from the standby.
+// reads keep coming from the standby. The chain is the realnet's (tokens/harness.ts).
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildServer } from '../api/server.ts';
@@ -11,9 +11,8 @@ import { connect } from '../db/connect.ts';
 import { sql } from '../db/kysely.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ingest } from '../indexer/pipeline.ts';
-import { devnetSource } from '../indexer/sources/devnet.ts';
 import { startReplicatedPostgres } from './harness/replica.ts';
-import { ingestTo, SEED, SocketClient, type Message } from './tokens/harness.ts';
+import { ingestTo, realnet, SocketClient, type Message } from './tokens/harness.ts';
 
 const { primary, standby } = await startReplicatedPostgres();
 const db = connect(primary.url);
@@ -61,7 +60,7 @@ const reads = async (server: string) => metric(await metrics(), 'dexlake_api_rea
 
 /** ingestTo, written as one batch: one notification, at `to`. */
 const ingestInOneBatch = (to: number) =>
-  ingest({ db, source: devnetSource({ seed: SEED, speed: 0 }), to, signal: new AbortController().signal, workers: 0, limits: { maxBlocks: 1_000, maxEvents: 1e9, idleMs: 600_000 } });
+  ingest({ db, source: realnet(), to, signal: new AbortController().signal, workers: 0, limits: { maxBlocks: 1_000, maxEvents: 1e9, idleMs: 600_000 } });
 
 async function until<T>(what: string, get: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
   for (let tries = 0; ; tries++) {
