@@ -1,4 +1,4 @@
-// The soak (issue #7, "Load"): the real indexer (`dexlake index`, devnet at 10 blocks/s) and the real api
+// The soak (issue #7, "Load"): the real indexer (`dexlake index`, the realnet at 10 blocks/s) and the real api
 // (`dexlake serve`) as separate processes on one database, under 500 `/ws` token subscribers, 500
 // `/route/subscribe` subscribers and a steady HTTP mix, for SOAK_MS after a warm-up. It fails on any error answer,
 // socket error or api warning, on api memory that grows (heap and RSS from the api's own /metrics), on indexer lag
@@ -21,7 +21,8 @@ const SOAK_MS = 5 * 60_000;
 /** Load after every subscriber is connected and before the measurement starts: JIT, caches and the heap settle
  * (connecting them already runs under the HTTP mix). */
 const WARMUP_MS = 10_000;
-const DEVNET_SPEED = 10;
+/** The realnet's pace (it makes about 80 blocks/s on its own). */
+const REALNET_SPEED = 10;
 const SUBSCRIBERS_PER_SOCKET = 500;
 /** The one timer: every tick sends REQUESTS_PER_TICK HTTP requests (100 ms x 3 = 30 requests/s). */
 const TICK_MS = 100;
@@ -38,7 +39,7 @@ const MiB = 1024 * 1024;
 const HEAP_GROWTH = { ratio: 1.2, bytes: 20 * MiB };
 /** RSS: the end figure may exceed the first figure after warm-up by this. */
 const RSS_GROWTH = { ratio: 1.2, bytes: 40 * MiB };
-/** Lag (blocks the devnet's schedule has produced minus blocks indexed) may grow by this many blocks (15 s of chain). */
+/** Lag (blocks the realnet's schedule has produced minus blocks indexed) may grow by this many blocks (15 s of chain). */
 const LAG_GROWTH_BLOCKS = 150;
 /** A hang guard, not a measurement: how long the api may take to reach the chain's last state once it stops before
  * the test fails listing the subscribers still behind. */
@@ -47,15 +48,16 @@ const HANG_MS = 120_000;
 const USDT = 'usdt.tether-token.near';
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const REF = 'token.v2.ref-finance.near';
-const AURORA = 'aaaaaa20d9e0e2461697782ef11675f668207961.factory.bridge.near';
+const SLIME = 'slime.tkn.near';
 const WNEAR = MAINNET_CONTRACTS.Wrap;
 const STNEAR = MAINNET_CONTRACTS.StakeA;
 const LINEAR = MAINNET_CONTRACTS.StakeB;
 const MIKO = 'miko.aidols.near';
 const YOCTO = 10n ** 24n;
 
-/** The devnet's traded tokens and wallets (devnet/README.md). */
-const TRADED_TOKENS = [WNEAR, USDT, USDC, REF, AURORA];
+/** Tokens traded on the realnet: Ref's market (wNEAR, USDt, USDC, REF) and SLIME, AmmC's launch pool's (devnet/realnet/README.md).
+ * Accounts: Ref's LP and two traders, a hosted models' wallet (trent) and Ref's exchange. */
+const TRADED_TOKENS = [WNEAR, USDT, USDC, REF, SLIME];
 const ACCOUNTS = ['alice.near', 'bob.near', 'carol.near', 'trent.near', MAINNET_CONTRACTS.AmmA];
 
 /** /route and /route/subscribe queries: pairs over every routed DEX id, exact in and out, with and without a trader
@@ -70,7 +72,7 @@ const ROUTE_QUERIES: string[] = (
     { token_in: 'near', token_out: LINEAR, amount_out: String(1n * YOCTO) },
     { token_in: WNEAR, token_out: 'near', amount_in: String(2n * YOCTO) },
     { token_in: 'near', token_out: MIKO, amount_in: String(YOCTO / 10n), trader_account_id: 'bob.near' },
-    { token_in: REF, token_out: AURORA, amount_in: String(1000n * 10n ** 18n), slippage_type: 'Auto', min_slippage: '0.001', max_slippage: '0.05' },
+    { token_in: REF, token_out: SLIME, amount_in: String(1000n * 10n ** 18n), slippage_type: 'Auto', min_slippage: '0.001', max_slippage: '0.05' },
     { token_in: USDT, token_out: 'near', amount_in: '20000000000', trader_account_id: 'carol.near' },
   ] as Record<string, string>[]
 ).map((params) => new URLSearchParams({ max_wait_ms: '500', ...(params.slippage_type ? {} : { slippage_type: 'Fixed', slippage: '0.005' }), ...params }).toString());
@@ -78,7 +80,7 @@ const ROUTE_QUERIES: string[] = (
 /** tokens.subscribe params: id lists, the top of the table, and thresholds. */
 const TOKEN_SUBSCRIPTIONS: Record<string, unknown>[] = [
   { ids: ['near', USDT] },
-  { ids: [WNEAR, REF, AURORA], fields: ['symbol', 'price_usd', 'liquidity_usd'] },
+  { ids: [WNEAR, REF, SLIME], fields: ['symbol', 'price_usd', 'liquidity_usd'] },
   { ids: [USDC], fields: ['price_usd', 'volume_usd_24h'] },
   { limit: 10, fields: ['symbol', 'price_usd', 'liquidity_usd'] },
   { ids: ['near', STNEAR, LINEAR], min_change: { price_usd: '0.1%' } },
@@ -297,7 +299,7 @@ function percentile(sorted: readonly number[], p: number): number {
 
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
 
-/** The `time` of the indexer's "indexing" log line: the devnet source starts its schedule right after it. */
+/** The `time` of the indexer's "indexing" log line: the realnet source starts its schedule after it (at its first block). */
 function indexingStartedAt(indexer: Running): number | undefined {
   for (const line of indexer.output().split('\n')) {
     if (!line.includes('"msg":"indexing"')) continue;
@@ -328,9 +330,9 @@ describe('soak: 10 blocks/s, 1,000 socket subscribers and a steady HTTP mix', ()
     const env = {
       DATABASE_URL: database.url,
       LOG_LEVEL: 'info',
-      DEXLAKE_SOURCE: 'devnet',
+      DEXLAKE_SOURCE: 'realnet',
       DEXLAKE_DEVNET_SEED: 'dexlake',
-      DEXLAKE_DEVNET_SPEED: String(DEVNET_SPEED),
+      DEXLAKE_DEVNET_SPEED: String(REALNET_SPEED),
       DEXLAKE_RELAY_PORT: String(relayPort),
       QUOTE_RELAY_URL: `http://127.0.0.1:${relayPort}`,
       PORT: String(apiPort),
@@ -346,9 +348,9 @@ describe('soak: 10 blocks/s, 1,000 socket subscribers and a steady HTTP mix', ()
     const base = `http://127.0.0.1:${apiPort}`;
     await waitForOk(`${base}/health`, api);
 
-    /** Blocks the devnet has produced by `now` on its schedule: block 1 at scheduleStart, then one every 1/SPEED s.
-     * scheduleStart is logged just before the source's first block, so this never undercounts. */
-    const producedBy = (now: number) => Math.floor(((now - scheduleStart!) * DEVNET_SPEED) / 1000) + 1;
+    /** Blocks the realnet has produced by `now` on its schedule: block 1 at scheduleStart, then one every 1/SPEED s.
+     * scheduleStart is logged before the source makes its first block, so this never undercounts. */
+    const producedBy = (now: number) => Math.floor(((now - scheduleStart!) * REALNET_SPEED) / 1000) + 1;
 
     // The HTTP mix and the samples: one timer, from now until soakEnd (set once every subscriber is connected).
     const statuses = new Map<string, number>();
@@ -465,7 +467,7 @@ describe('soak: 10 blocks/s, 1,000 socket subscribers and a steady HTTP mix', ()
     indexer.child.kill('SIGTERM');
     const indexerExit = await indexer.exited;
 
-    // Heights are contiguous from 1 (the devnet skips none), so the indexed height is the number of blocks indexed.
+    // Heights are contiguous from 1 (the realnet skips none), so the indexed height is the number of blocks indexed.
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     const { rows } = await client.query<{ blocks: string; top: string }>('select count(*) as blocks, max(height) as top from blocks');
@@ -531,7 +533,7 @@ describe('soak: 10 blocks/s, 1,000 socket subscribers and a steady HTTP mix', ()
     const indexerErrors = logLines(indexer.output(), 50);
     console.log(
       [
-        `soak: ${SOAK_MS / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up; devnet ${DEVNET_SPEED} blocks/s; ${SUBSCRIBERS_PER_SOCKET} /ws + ${SUBSCRIBERS_PER_SOCKET} /route/subscribe subscribers, all answered ${openSeconds.toFixed(1)} s after the load began`,
+        `soak: ${SOAK_MS / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up; realnet ${REALNET_SPEED} blocks/s; ${SUBSCRIBERS_PER_SOCKET} /ws + ${SUBSCRIBERS_PER_SOCKET} /route/subscribe subscribers, all answered ${openSeconds.toFixed(1)} s after the load began`,
         `HTTP: ${requests} requests (${(requests / ((Date.now() - loadStart) / 1000)).toFixed(1)}/s), by status: ${[...statuses].sort().map(([k, n]) => `${k}: ${n}`).join(', ')}`,
         `HTTP latency during the soak: p50 ${percentile(all, 50).toFixed(1)} ms, p99 ${percentile(all, 99).toFixed(1)} ms, max ${percentile(all, 100).toFixed(1)} ms over ${all.length} requests; p50/p99 ms by kind: ${byKind.join(', ')}; hung: ${hung}`,
         `/ws: ${tokenTally.answered} subscribed, ${tokenTally.pushes} pushes (${tokenTally.pushesDuringSoak} during the soak, ${(tokenTally.pushesDuringSoak / soakSeconds).toFixed(0)}/s), ${silentToken} subscribers without a push during the soak`,
