@@ -101,7 +101,7 @@ describe('the explorer\'s pools', () => {
     // The figures are read again: the volume of the day now counts it.
     const [pool] = (await api('/pools?dex=AmmA&pool_id=0&precision=6')).rows;
     await page.waitForFunction((text) => document.querySelectorAll('dl.figures dd')[2]?.textContent === text, `$${Math.round(Number(pool.volume_usd_24h)).toLocaleString('en-US')}`);
-  });
+  }, 120_000); // the realnet is replayed to the new height
 
   it('an unknown pool says so', async () => {
     await open('#/pool/AmmA/999');
