@@ -13,7 +13,7 @@ let site: Site;
 
 beforeAll(async () => {
   site = await startSite(db, 'typed-client', 120);
-});
+}, 120_000);
 afterAll(async () => {
   await site?.close();
 });
