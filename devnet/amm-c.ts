@@ -34,7 +34,7 @@ import { withProtocolFee, XykPanic, xykSwap, type XykFeeReceiver, type XykPoolTy
 import { BorshError, BorshReader, BorshWriter } from '../near/borsh.ts';
 import { b64 } from '../near/lake-json.ts';
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
-import { Panic, type Receipt } from './chain.ts';
+import { Panic, type Handler, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { ONE_YOCTO, type TokenSpec } from './tokens.ts';
 import { recordTrade, type DevnetDex, type World } from './world.ts';
@@ -534,6 +534,84 @@ export class AmmCDevnet implements DevnetDex {
     runOperations(run, operations);
   }
 
+  /**
+   * A user's call by method (a route's transactions): `storage_deposit {}` and `register_assets {asset_ids}`, then
+   * `ft_on_transfer` (the token being the predecessor) or `deposit_near` with the operations a route sends:
+   * `SwapSimple` on the xyk DEX and `Withdraw {Full}`. Other operations and malformed ones are not taken this way.
+   */
+  entry(world: World, contractId: string, method: string, args: Record<string, unknown>, predecessorId: string, deposit: bigint): Handler | undefined {
+    if (contractId !== world.contracts.AmmC) return undefined;
+    switch (method) {
+      case 'storage_deposit': {
+        const account = typeof args.account_id === 'string' ? args.account_id : predecessorId;
+        return (r) => {
+          if (deposit < ENGINE_STORAGE_DEPOSIT) throw new Panic('Not enough deposit');
+          if (this.balances.has(account)) return;
+          this.balances.set(account, new Map([[NEAR_TOKEN_ID, 0n]]));
+          r.onRevert(() => this.balances.delete(account));
+        };
+      }
+      case 'register_assets': {
+        if (!Array.isArray(args.asset_ids) || !args.asset_ids.every((a): a is string => typeof a === 'string')) return undefined;
+        const assetIds = args.asset_ids;
+        return (r) => {
+          const inner = this.balances.get(predecessorId);
+          if (inner === undefined) throw new Panic(`Account ${predecessorId} is not registered`);
+          for (const assetId of assetIds) {
+            if (inner.has(assetId)) continue;
+            inner.set(assetId, 0n);
+            r.onRevert(() => inner.delete(assetId));
+          }
+        };
+      }
+      case 'ft_on_transfer': {
+        if (typeof args.msg !== 'string' || typeof args.sender_id !== 'string' || typeof args.amount !== 'string') return undefined;
+        const request = this.operationsOf(world, parseJson(args.msg));
+        if (request === null) return undefined;
+        const user = args.sender_id;
+        const amount = BigInt(args.amount);
+        return (r) => {
+          this.runDeposit({ world, r, user, referrer: request.referrer, lastOutput: null }, assetOf(predecessorId), amount, request.operations);
+          return 0n;
+        };
+      }
+      case 'deposit_near': {
+        // `operations: Option<DepositMessage>`, untagged: a list, or `{operations, referrer}` (S: INTEARnear/dex src/deposit.rs).
+        const request = this.operationsOf(world, Array.isArray(args.operations) ? { operations: args.operations, referrer: null } : args.operations);
+        if (request === null) return undefined;
+        return (r) => this.runDeposit({ world, r, user: predecessorId, referrer: request.referrer, lastOutput: null }, NEAR_TOKEN_ID, deposit, request.operations);
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  /** `{operations, referrer}` as a route writes it, as the engine's operations; null for anything else. */
+  private operationsOf(world: World, json: unknown): { operations: EngineOperation[]; referrer: string | null } | null {
+    const { operations, referrer } = (json ?? {}) as { operations?: unknown; referrer?: unknown };
+    if (!Array.isArray(operations) || (referrer !== null && referrer !== undefined && typeof referrer !== 'string')) return null;
+    const out: EngineOperation[] = [];
+    for (const op of operations as Array<Record<string, any>>) {
+      if (op?.SwapSimple !== undefined) {
+        const { dex_id: dexId, message, asset_in: assetIn, asset_out: assetOut, amount } = op.SwapSimple;
+        if (dexId !== world.contracts.AmmCXykDexId || typeof message !== 'string' || typeof assetIn !== 'string' || typeof assetOut !== 'string') return null;
+        const bytes = Buffer.from(message, 'base64');
+        const pool = bytes.length === 4 ? this.pools[bytes.readUInt32LE(0)] : undefined;
+        if (pool === undefined) return null;
+        const exact = amount?.Amount as { ExactIn?: string; ExactOut?: string } | undefined;
+        const requested = amount === 'OutputOfLastIn' ? 'previous' : exact?.ExactIn !== undefined ? { exactIn: BigInt(exact.ExactIn) } : exact?.ExactOut !== undefined ? { exactOut: BigInt(exact.ExactOut) } : null;
+        if (requested === null) return null;
+        out.push(this.swapOperation(world, { pool, tokenIn: tokenOf(assetIn), tokenOut: tokenOf(assetOut) }, requested));
+      } else if (op?.Withdraw !== undefined) {
+        const { asset_id: assetId, amount, to } = op.Withdraw;
+        const full = amount?.Full as { at_least?: string | null } | undefined;
+        if (typeof assetId !== 'string' || full === undefined || (to !== null && to !== undefined)) return null;
+        out.push(this.withdrawOperation(tokenOf(assetId), full.at_least === null || full.at_least === undefined ? null : BigInt(full.at_least)));
+      } else return null;
+    }
+    return { operations: out, referrer: referrer ?? null };
+  }
+
   // ---- state, with undo should the receipt fail ----
 
   private credit(run: Run, assetId: string, amount: bigint): void {
@@ -692,6 +770,19 @@ function feeReceiverJson(r: XykFeeReceiver): unknown {
 /** The engine's asset id of a token: `near` or `nep141:<contract>`. */
 function assetOf(token: string): string {
   return token === NEAR_TOKEN_ID ? NEAR_TOKEN_ID : `nep141:${token}`;
+}
+
+/** The token of an engine asset id. */
+function tokenOf(assetId: string): string {
+  return assetId.startsWith('nep141:') ? assetId.slice('nep141:'.length) : assetId;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 function unitOf(world: World, token: string): bigint {

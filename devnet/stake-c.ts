@@ -18,7 +18,7 @@
 // for the `ft_mint` event). Unstaking is not modelled (its exit
 // fee rule is not public). The xRHEA supply starts at 1 xRHEA minted to the contract, backed by 1 RHEA the treasury
 // sends it (xREF divides by the supply, so it cannot start empty).
-import { Panic, type Receipt } from './chain.ts';
+import { Panic, type Handler, type Receipt } from './chain.ts';
 import type { RpcViewAnswer } from './rpc.ts';
 import { RHEA_METADATA, STAKED_TOKEN_METADATA, TGAS } from './stake.ts';
 import { xrefInternalStake, xrefTryDistributeReward, xrefVirtualPrice } from './stake-math.ts';
@@ -111,23 +111,35 @@ export class StakeCDevnet implements DevnetDex {
 
   /** `ft_transfer_call` of `amount` RHEA to the xtoken contract with the stake msg, signed by `account`. */
   stake(world: World, account: string, amount: bigint): void {
+    world.tokens.transferCall(account, world.contracts.StakeCUnderlying, world.contracts.StakeC, amount, STAKE_MSG, (r) => this.onStake(world, r, account, amount), 100n * TGAS);
+  }
+
+  /** A user's stake by method (a route's `ft_transfer_call` of RHEA with the stake msg reaching `ft_on_transfer`). */
+  entry(world: World, contractId: string, method: string, args: Record<string, unknown>, predecessorId: string): Handler | undefined {
+    const { contracts } = world;
+    if (contractId !== contracts.StakeC || method !== 'ft_on_transfer' || predecessorId !== contracts.StakeCUnderlying || args.msg !== STAKE_MSG) return undefined;
+    if (typeof args.sender_id !== 'string' || typeof args.amount !== 'string') return undefined;
+    const [account, amount] = [args.sender_id, BigInt(args.amount)];
+    return (r) => this.onStake(world, r, account, amount);
+  }
+
+  /** xREF's `ft_on_transfer` stake: the reward due first, then floor(amount·supply/locked) xRHEA minted. */
+  private onStake(world: World, r: Receipt, account: string, amount: bigint): bigint {
     const { tokens, contracts } = world;
     const xRhea = contracts.StakeC;
-    tokens.transferCall(account, contracts.StakeCUnderlying, xRhea, amount, STAKE_MSG, (r) => {
-      this.snapshot(r);
-      this.distributeReward(world);
-      if (!tokens.isRegistered(xRhea, account)) throw new Panic('Account not registered.');
-      const { minted, after } = xrefInternalStake([this.locked, this.supply], amount);
-      if (minted === 0n) throw new Panic('ERR_STAKE_TOO_SMALL');
-      [this.locked, this.supply] = after;
-      tokens.mint(r, account, minted);
-      const previous = this.lastStake;
-      this.lastStake = [amount, minted];
-      this.xRheaId = xRhea;
-      r.onRevert(() => (this.lastStake = previous));
-      recordTrade(world, r, { dex: 'StakeC', poolId: xRhea, trader: account, tokenIn: contracts.StakeCUnderlying, tokenOut: xRhea, amountIn: amount, amountOut: minted });
-      return 0n;
-    }, 100n * TGAS);
+    this.snapshot(r);
+    this.distributeReward(world);
+    if (!tokens.isRegistered(xRhea, account)) throw new Panic('Account not registered.');
+    const { minted, after } = xrefInternalStake([this.locked, this.supply], amount);
+    if (minted === 0n) throw new Panic('ERR_STAKE_TOO_SMALL');
+    [this.locked, this.supply] = after;
+    tokens.mint(r, account, minted);
+    const previous = this.lastStake;
+    this.lastStake = [amount, minted];
+    this.xRheaId = xRhea;
+    r.onRevert(() => (this.lastStake = previous));
+    recordTrade(world, r, { dex: 'StakeC', poolId: xRhea, trader: account, tokenIn: contracts.StakeCUnderlying, tokenOut: xRhea, amountIn: amount, amountOut: minted });
+    return 0n;
   }
 
   /** A reward deposit: RHEA to stream into the locked amount. */

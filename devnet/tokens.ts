@@ -85,16 +85,18 @@ export class Tokens implements TokenLedger {
   /** `storage_deposit {account_id, registration_only: true}` paid by `payer`. */
   register(payer: string, token: string, account: string = payer): void {
     const args = { account_id: account, registration_only: true };
-    this.chain.transact(payer, token, [{ method: 'storage_deposit', args, deposit: STORAGE_DEPOSIT, gas: 10n * TGAS }], (r) => {
-      const balances = this.state(token).balances;
-      if (!balances.has(account)) {
-        balances.set(account, 0n);
-        r.onRevert(() => balances.delete(account));
-      }
-    });
+    this.chain.transact(payer, token, [{ method: 'storage_deposit', args, deposit: STORAGE_DEPOSIT, gas: 10n * TGAS }], (r) => this.storageDeposit(r, account));
   }
 
   // ---- inside a receipt the token contract executes ----
+
+  /** NEP-145 `storage_deposit` of `account` (a second one changes nothing). */
+  storageDeposit(r: Receipt, account: string): void {
+    const balances = this.own(r).balances;
+    if (balances.has(account)) return;
+    balances.set(account, 0n);
+    r.onRevert(() => balances.delete(account));
+  }
 
   transfer(r: Receipt, from: string, to: string, amount: bigint, memo?: string): void {
     const t = this.own(r);

@@ -80,15 +80,29 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
     return new Receipt(this, '', txHash, signerId, predecessorId, receiverId, actions, handler);
   }
 
+  /** A user's receipt taken by method (`entry`): its calls in order, the last one's value returned; or the first
+   * method the model does not take. */
+  private entries(receipt: ChainReceipt, calls: Array<Extract<VmAction, { kind: 'FunctionCall' }>>): Handler | string {
+    const handlers: Handler[] = [];
+    for (const call of calls) {
+      const handler = this.entry?.(receipt, call.method, callArgs(call), call.deposit);
+      if (handler === undefined) return call.method;
+      handlers.push(handler);
+    }
+    if (handlers.length === 0) return '';
+    return (r) => handlers.reduce<unknown>((_, handler) => handler(r), undefined);
+  }
+
   run({ receipt, balance }: HostedCall): HostedResult {
-    const method = receipt.actions[0]?.kind === 'FunctionCall' ? receipt.actions[0].method : '';
+    const calls = receipt.actions.filter((a) => a.kind === 'FunctionCall');
+    const method = calls[0]?.method ?? '';
     const pending = this.onTransfer;
     const handler =
       (receipt.handler as Handler | undefined) ??
       (method === 'ft_on_transfer' && pending !== null && pending.token === receipt.predecessorId && pending.receiver === receipt.receiverId ? pending.handler : undefined) ??
-      this.entry?.(receipt, method, callArgs(receipt), receipt.actions[0]?.kind === 'FunctionCall' ? receipt.actions[0].deposit : 0n);
+      this.entries(receipt, calls);
     const empty = new Uint8Array(0);
-    if (handler === undefined) return { logs: [], error: `${receipt.receiverId} (modelled) has no method ${method} here`, writes: [], receipts: [], value: empty };
+    if (typeof handler === 'string') return { logs: [], error: `${receipt.receiverId} (modelled) has no method ${handler} here`, writes: [], receipts: [], value: empty };
     const r = new Receipt(this, receipt.id, receipt.txHash, receipt.signerId, receipt.predecessorId, receipt.receiverId, [], handler);
     if (!this.first.has(receipt.txHash)) this.first.set(receipt.txHash, r);
     try {
@@ -109,10 +123,8 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
   }
 }
 
-/** A receipt's first call's JSON arguments (none, or not an object: {}). */
-function callArgs(receipt: ChainReceipt): Record<string, unknown> {
-  const a = receipt.actions[0];
-  if (a?.kind !== 'FunctionCall') return {};
+/** A call's JSON arguments (none, or not an object: {}). */
+function callArgs(a: Extract<VmAction, { kind: 'FunctionCall' }>): Record<string, unknown> {
   try {
     const args = JSON.parse(new TextDecoder().decode(a.args)) as unknown;
     return args !== null && typeof args === 'object' && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -186,6 +198,13 @@ class HostedTokens implements TokenLedger {
     this.specs.set(spec.contractId, spec);
     const args = { owner_id: owner, total_supply: totalSupply.toString(), metadata: initMetadata(spec) };
     this.chain.now(owner, spec.contractId, [{ kind: 'FunctionCall', method: 'new', args, gas: 100n * TGAS }]);
+  }
+
+  /** A user's `storage_deposit` on a modelled token (a route registering its output). */
+  entry(token: string, method: string, args: Record<string, unknown>, predecessorId: string): Handler | undefined {
+    if (method !== 'storage_deposit' || !this.own.has(token)) return undefined;
+    const account = typeof args.account_id === 'string' ? args.account_id : predecessorId;
+    return (r) => this.own.storageDeposit(r, account);
   }
 
   register(payer: string, token: string, account: string = payer): void {
@@ -306,6 +325,8 @@ export class HostedModels {
     const wrap = (_world: World, account: string, amount: bigint) => this.wrap(account, amount);
     this.arbitrage = options.arbitrage === false ? null : new Arbitrage(options.seed, { wrap, ammC, prices: () => real.prices() }, {});
     chain.entry = (receipt, method, args, deposit) => {
+      const registration = tokens.entry(receipt.receiverId, method, args, receipt.predecessorId);
+      if (registration !== undefined) return registration;
       for (const dex of this.dexes) {
         const handler = dex.entry?.(this.world, receipt.receiverId, method, args, receipt.predecessorId, deposit);
         if (handler !== undefined) return handler;

@@ -41,7 +41,7 @@ export function poolIdMessage(poolId: number): string {
   return bytes.toString('base64');
 }
 
-/** The operations object (msg of `ft_transfer_call`, args of `deposit_near`). */
+/** The operations object (msg of `ft_transfer_call`, `operations` of `deposit_near`'s args). */
 export function ammCOperations(swap: AmmCSwap): Record<string, unknown> {
   if (swap.hops.length === 0) throw new RangeError('AmmC swap: no hop');
   if (swap.mode === 'exact_out' && swap.hops.length !== 1) throw new RangeError('AmmC swap: exact out is one hop');
@@ -73,7 +73,10 @@ export function ammCSwapCalls(swap: AmmCSwap): FunctionCallStep[] {
   if (first === undefined) throw new RangeError('AmmC swap: no hop');
   const sent = swap.mode === 'exact_in' ? swap.amount : swap.maxAmountIn;
   const operations = ammCOperations(swap);
-  if (first.tokenIn === 'near') return [functionCall(swap.contractId, 'deposit_near', operations, AMM_C_SWAP_GAS, sent)];
+  // `deposit_near(operations: Option<DepositMessage>)`, DepositMessage untagged: a list, or `{operations, referrer}`
+  // (S: INTEARnear/dex src/deposit.rs). The object goes under `operations`: at the top level its referrer would be
+  // an argument the engine ignores.
+  if (first.tokenIn === 'near') return [functionCall(swap.contractId, 'deposit_near', { operations }, AMM_C_SWAP_GAS, sent)];
   return [ftTransferCall(first.tokenIn, swap.contractId, sent, JSON.stringify(operations), AMM_C_SWAP_GAS)];
 }
 
