@@ -75,14 +75,15 @@ describe(`the realnet indexed, ${BLOCKS} blocks`, () => {
     const ammA = await db.kysely.selectFrom('trades').select(['tx_hash', 'receipt_id', 'receipt_ids']).where('dex', '=', 'AmmA').execute();
     expect(ammA.length).toBeGreaterThan(50);
     for (const t of ammA) {
-      const swap = market.swaps.find((s) => s.txHash === t.tx_hash)!;
+      const tx = t.tx_hash!;
+      const swap = market.swaps.find((s) => s.txHash === tx)!;
       const payout = market.chain.executed.find((e) => {
         const a = e.receipt.actions[0];
-        return e.receipt.txHash === t.tx_hash && e.receipt.predecessorId === REF && e.receipt.receiverId === swap.path.at(-1)!.tokenOut && a?.kind === 'FunctionCall' && a.method === 'ft_transfer';
+        return e.receipt.txHash === tx && e.receipt.predecessorId === REF && e.receipt.receiverId === swap.path.at(-1)!.tokenOut && a?.kind === 'FunctionCall' && a.method === 'ft_transfer';
       });
-      expect(payout, t.tx_hash).toBeDefined();
-      expect(t.receipt_ids, t.tx_hash).toContain(t.receipt_id);
-      expect(t.receipt_ids, t.tx_hash).toContain(payout!.receipt.id);
+      expect(payout, tx).toBeDefined();
+      expect(t.receipt_ids, tx).toContain(t.receipt_id);
+      expect(t.receipt_ids, tx).toContain(payout!.receipt.id);
     }
   });
 

@@ -69,7 +69,7 @@ describe('AmmDclA model: emergency liquidity removal', () => {
     const market = realnetMarket(undefined, { seed: 'dcl-emergency', models: true, recordTrades: true, history: false });
     const model = market.models!.dexes.find((d): d is AmmDclADevnet => d instanceof AmmDclADevnet)!;
     const book = newDclPoolBook();
-    const hop = (t: { receiptId: string; poolId: string | number | null; trader: string; tokenIn: string; tokenOut: string; amountIn: bigint; amountOut: bigint }) =>
+    const hop = (t: { receiptId: string; poolId: string | number | null; trader: string | null; tokenIn: string; tokenOut: string; amountIn: bigint; amountOut: bigint }) =>
       [t.receiptId, String(t.poolId), t.trader, t.tokenIn, t.tokenOut, String(t.amountIn), String(t.amountOut)].join(' ');
     const liquidity: LiquidityEvent[] = [];
     let emergencies = 0;
