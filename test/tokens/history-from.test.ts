@@ -1,4 +1,4 @@
-// Issue 32 point 4, honest partial history: a database bootstrapped at H (`dexlake bootstrap` from the devnet's own
+// Issue 32 point 4, honest partial history: a database bootstrapped at H (`dexlake bootstrap` from the realnet's own
 // JSON-RPC, then indexed on to N) knows balances, holders, positions, activity and candles only from H on, and each
 // of those answers says so (`history_from_height` = H) over HTTP and /ws, with no holder shares; a database indexed
 // from the first block answers `history_from_height: null` and its holders' shares.
@@ -7,21 +7,24 @@ import type { FastifyInstance } from 'fastify';
 import type { Db } from '../../db/connect.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { DEXES } from '../../dexes/index.ts';
-import { DevnetRpcChain } from '../../devnet/devnet-rpc.ts';
 import { startNearRpc } from '../../devnet/rpc.ts';
+import { realnetRpc } from '../../devnet/realnet/wasm.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { devnetSource } from '../../indexer/sources/devnet.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { ingestTo, SEED, SocketClient, startServer } from './harness.ts';
+import { ingestTo, realnet, SEED, SocketClient, startServer } from './harness.ts';
 
 const H = 150;
-// The devnet of SEED launches lumen2.aidols.near at block 793 (Launch's successor to a graduated curve): a token
-// created after H, whose every balance the bootstrapped database holds.
-const N = 800;
-const LATE_TOKEN = 'lumen2.aidols.near';
+// The realnet of SEED launches miko2.aidols.near at block 579 (the hosted Launch model's successor to a graduated
+// curve; read off the model's curves, block by block): a token created after H, whose every balance the
+// bootstrapped database holds.
+const N = 600;
+const LATE_TOKEN = 'miko2.aidols.near';
 const WNEAR = 'wrap.near';
-const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
+// StakeB's staked token, created at block 10 (before H): its whole supply is minted by logged stakes, so the complete
+// database knows it and gives shares. The realnet's USDC, USDt, REF and aidols tokens (near-sdk's example build) mint
+// their supply at `new` without a log line: no supply is known for them, and no shares on any database.
+const LINEAR = 'linear-protocol.near';
 const never = new AbortController().signal;
 
 interface Served {
@@ -37,13 +40,13 @@ beforeAll(async () => {
   const a = await createMigratedDb();
   await ingestTo(a, N);
   const b = await createMigratedDb();
-  const node = await startNearRpc(new DevnetRpcChain({ seed: SEED, final: () => N }));
+  const node = await startNearRpc(realnetRpc(undefined, { seed: SEED }, () => N));
   try {
     await bootstrap({ db: b, rpcUrl: node.url, contracts: MAINNET_CONTRACTS, height: H, dexes: DEXES });
   } finally {
     await node.close();
   }
-  await ingest({ db: b, source: devnetSource({ seed: SEED, speed: 0 }), from: H + 1, to: N, signal: never, workers: 0 });
+  await ingest({ db: b, source: realnet(), from: H + 1, to: N, signal: never, workers: 0 });
   genesis = { db: a, ...(await startServer(a)) };
   booted = { db: b, ...(await startServer(b)) };
 }, 240_000);
@@ -62,7 +65,7 @@ async function trader(db: Db): Promise<string> {
 
 const queries = (account: string) => [
   { method: 'balances.get', path: `/balances?account_id=${account}`, params: { account_id: account } },
-  { method: 'holders.get', path: `/holders?token=${USDC}&limit=5`, params: { token: USDC, limit: 5 } },
+  { method: 'holders.get', path: `/holders?token=${LINEAR}&limit=5`, params: { token: LINEAR, limit: 5 } },
   { method: 'positions.get', path: `/positions?account_id=${account}`, params: { account_id: account } },
   { method: 'activity.query', path: `/activity?account_id=${account}&limit=5`, params: { account_id: account, limit: 5 } },
   { method: 'candles.get', path: `/candles?token=${WNEAR}&resolution=1m&count_back=3&quote=usd`, params: { token: WNEAR, resolution: '1m', count_back: 3, quote: 'usd' } },
@@ -97,7 +100,9 @@ describe('history_from_height', () => {
     for (const answer of [holders.http, holders.ws]) expect(answer.rows.map((r: any) => r.share)).toEqual(answer.rows.map(() => null));
   });
 
-  it('gives holders their shares for a token created after H, on the bootstrapped database as on the complete one', async () => {
+  // Its holders' shares cannot be shown here: the aidols tokens' supply is minted without a log line (above), so
+  // both databases give null shares; the answers must still be equal, every balance of it being held from its start.
+  it('gives the holders of a token created after H on the bootstrapped database as on the complete one', async () => {
     const created = await booted.db.pool.query('select created_height from tokens where token = $1', [LATE_TOKEN]);
     expect(Number(created.rows[0]?.created_height)).toBeGreaterThan(H);
     const path = `/holders?token=${LATE_TOKEN}&limit=5`;
@@ -105,7 +110,6 @@ describe('history_from_height', () => {
     expect(late.statusCode, late.body).toBe(200);
     const rows = late.json().rows as Array<{ account_id: string; amount: string; share: string | null }>;
     expect(rows.length).toBeGreaterThan(0);
-    for (const r of rows) expect(r.share).toMatch(/^0(\.\d+)?$|^1$/);
     expect({ ...late.json(), history_from_height: null }).toEqual(full.json());
   });
 
