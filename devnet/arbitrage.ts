@@ -1,15 +1,9 @@
-// Arbitrage on the devnet. Users trade each pool in random directions, so without arbitrage every pool's price walks
-// on its own and the DEXes drift apart (AmmA's wNEAR at $5.07 and AmmC's NEAR at $5.91 after 6,000 blocks). As on
-// mainnet, an arbitrage trader closes the gaps: after each block's user actions, every constant-product pool of AmmA
-// and AmmC whose price strays more than 1% from the market's is traded back to it, through the DEX's own swap.
-//
-// The market's prices (USD per whole token) start at the genesis pools' prices; NEAR's takes a small seeded step each
-// block. Its generator is its own, so the users' actions are drawn as before. On the realnet (realnet/hosted.ts) the
-// market's prices are Ref's pools' instead (`prices`), and only AmmC's pools are kept in line with them.
+// Arbitrage on the realnet. Users trade each pool in random directions, so without arbitrage every pool's price
+// walks on its own and the DEXes drift apart. As on mainnet, an arbitrage trader closes the gaps: after each block's
+// user actions, every constant-product pool of AmmC (hosted, realnet/hosted.ts) whose price strays more than 1% from
+// the market's (Ref's pools', `prices`) is traded back to it, through AmmC's own swap.
 import { NEAR_TOKEN_ID } from '../near/token-id.ts';
-import type { AmmADevnet } from './amm-a.ts';
 import type { AmmCDevnet } from './amm-c.ts';
-import { Rng } from './rng.ts';
 import type { World } from './world.ts';
 
 export const ARBITRAGEUR = 'arbitrage.devnet.near';
@@ -17,52 +11,37 @@ export const ARBITRAGEUR = 'arbitrage.devnet.near';
 /** A pool's price may stray this far from the market's before it is traded back. */
 export const ARBITRAGE_THRESHOLD = 0.01;
 
-/** The largest step of NEAR's market price in one block, as a fraction. */
-const NEAR_STEP = 0.001;
-
 /** A two-token constant-product pool, as the arbitrage sees it. */
 export interface ArbitragePool {
-  dex: 'AmmA' | 'AmmC';
+  dex: 'AmmC';
   id: string;
   tokens: readonly [string, string];
   amounts: readonly bigint[];
 }
 
-/** What the arbitrage trades through: AmmA's and AmmC's pools, a way to wrap NEAR, and where the prices come from. */
+/** What the arbitrage trades through: AmmC's pools, a way to wrap NEAR, and where the prices come from. */
 export interface ArbitrageMarket {
   wrap(world: World, account: string, amount: bigint): void;
-  ammA?: AmmADevnet;
   ammC: AmmCDevnet;
-  /** The market's prices now, USD per whole token (asked at genesis and each step); none: the prices given at
-   * construction, NEAR's walking a seeded step a block. */
-  prices?(world: World): Record<string, number>;
+  /** The market's prices now, USD per whole token (asked at genesis and each step). */
+  prices(world: World): Record<string, number>;
 }
 
 export class Arbitrage {
-  private readonly rng: Rng;
   /** USD per whole token, by token id (`near` and wNEAR share NEAR's). */
-  private readonly usd: Map<string, number>;
+  private readonly usd = new Map<string, number>();
 
-  constructor(
-    seed: string,
-    private readonly dexes: ArbitrageMarket,
-    prices: Record<string, number>,
-  ) {
-    this.rng = new Rng(`${seed}|arbitrage`);
-    this.usd = new Map(Object.entries(prices));
-  }
+  constructor(private readonly dexes: ArbitrageMarket) {}
 
   /** The market's price of a token, in USD per whole token (undefined: not one the arbitrage trades). */
   price(token: string): number | undefined {
     return this.usd.get(token);
   }
 
-  /** The pools it keeps in line: AmmA's simple pools, AmmC's public and private ones (a launch pool's is its curve). */
+  /** The pools it keeps in line: AmmC's public and private ones (a launch pool's is its curve). */
   pools(): ArbitragePool[] {
-    const { ammA, ammC } = this.dexes;
     const pools: ArbitragePool[] = [];
-    for (const p of ammA?.pools ?? []) pools.push({ dex: 'AmmA', id: String(p.poolId), tokens: [p.tokens[0]!, p.tokens[1]!], amounts: p.amounts });
-    for (const p of ammC.pools) {
+    for (const p of this.dexes.ammC.pools) {
       if (p.state.poolType === 'launch') continue;
       pools.push({ dex: 'AmmC', id: String(p.id), tokens: [p.state.tokens[0]!, p.state.tokens[1]!], amounts: p.state.amounts });
     }
@@ -79,7 +58,7 @@ export class Arbitrage {
   /** Once, after the DEXes' genesis: the arbitrageur's NEAR wrapped, its tokens from the treasury, its AmmC account. */
   genesis(world: World): void {
     const { tokens, treasury, contracts } = world;
-    for (const [token, usd] of Object.entries(this.dexes.prices?.(world) ?? {})) this.usd.set(token, usd);
+    for (const [token, usd] of Object.entries(this.dexes.prices(world))) this.usd.set(token, usd);
     this.dexes.wrap(world, ARBITRAGEUR, 1_000_000n * 10n ** 24n);
     for (const token of this.usd.keys()) {
       if (token === NEAR_TOKEN_ID || token === contracts.Wrap) continue;
@@ -93,14 +72,7 @@ export class Arbitrage {
 
   /** After a block's user actions: the market's prices move, then each pool out of line is traded back. */
   step(world: World): void {
-    if (this.dexes.prices) {
-      for (const [token, usd] of Object.entries(this.dexes.prices(world))) this.usd.set(token, usd);
-    } else {
-      const step = 1 + NEAR_STEP * ((this.rng.next() / 2 ** 32) * 2 - 1);
-      const nearUsd = this.usd.get(NEAR_TOKEN_ID)! * step;
-      this.usd.set(NEAR_TOKEN_ID, nearUsd);
-      this.usd.set(world.contracts.Wrap, nearUsd);
-    }
+    for (const [token, usd] of Object.entries(this.dexes.prices(world))) this.usd.set(token, usd);
     for (const pool of this.pools()) {
       if (Math.abs(this.ratio(world, pool) - 1) > ARBITRAGE_THRESHOLD) this.arbitrage(world, pool);
     }
@@ -120,14 +92,9 @@ export class Arbitrage {
     const balance = tokenIn === NEAR_TOKEN_ID ? wanted : world.tokens.balance(tokenIn, ARBITRAGEUR);
     const amountIn = wanted < balance ? wanted : balance;
     if (amountIn < 2n) return;
-    if (pool.dex === 'AmmA') {
-      const state = this.dexes.ammA!.pools.find((p) => String(p.poolId) === pool.id)!;
-      this.dexes.ammA!.swap(world, ARBITRAGEUR, [{ pool: state, tokenIn, tokenOut }], amountIn, 1n);
-    } else {
-      const state = this.dexes.ammC.pools.find((p) => String(p.id) === pool.id)!;
-      if (tokenOut !== NEAR_TOKEN_ID && !world.tokens.isRegistered(tokenOut, ARBITRAGEUR)) world.tokens.register(ARBITRAGEUR, tokenOut);
-      this.dexes.ammC.swap(world, ARBITRAGEUR, [{ pool: state, tokenIn, tokenOut }], amountIn, 1n);
-    }
+    const state = this.dexes.ammC.pools.find((p) => String(p.id) === pool.id)!;
+    if (tokenOut !== NEAR_TOKEN_ID && !world.tokens.isRegistered(tokenOut, ARBITRAGEUR)) world.tokens.register(ARBITRAGEUR, tokenOut);
+    this.dexes.ammC.swap(world, ARBITRAGEUR, [{ pool: state, tokenIn, tokenOut }], amountIn, 1n);
   }
 
   /** The market's price of one smallest unit of `a` in smallest units of `b`. */

@@ -1,5 +1,5 @@
 // A NEAR JSON-RPC server in nearcore's own shapes (docs.near.org/api/rpc; nearcore chain/jsonrpc), answering from a
-// `RpcChain`: the devnet's models (devnet-rpc.ts), or a test's table of real contract answers. The methods
+// `RpcChain`: the realnet (realnet/rpc.ts), or a test's table of real contract answers. The methods
 // `dexlake bootstrap` and the indexer use: `status`, `block` (by height, hash or `finality`), and `query` with
 // `call_function` (a view's JSON in `result` bytes; a contract failure the old way, `result.error` with HTTP 200)
 // and `view_state` (`values` of base64 keys and values; a contract over the node's limit refused with

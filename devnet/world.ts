@@ -59,8 +59,8 @@ export interface DevnetDex {
   act(world: World, trader: string): void;
   /** Pool reserves as the contract holds them now, by pool id (for round-trip tests). */
   reserves(): Map<string, bigint[]>;
-  /** A view call of one of its contracts, answered from its state now as the real contract's view would (the devnet's
-   * JSON-RPC, devnet-rpc.ts); undefined for an account that is not its own. */
+  /** A view call of one of its contracts, answered from its state now as the real contract's view would (the
+   * realnet's JSON-RPC, realnet/rpc.ts); undefined for an account that is not its own. */
   view?(world: World, contractId: string, method: string, args: Record<string, unknown>): RpcViewAnswer | undefined;
   /** What a receipt a user sent to one of its contracts runs (a route's transaction, on the realnet hosting it), by
    * method and arguments; undefined for a call the model does not take that way. */

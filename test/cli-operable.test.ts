@@ -98,7 +98,7 @@ describe('dexlake command line', () => {
 
   it("index --help says what --host binds: the indexer's status port, the solver relay and the devnet JSON-RPC", async () => {
     const help = (await dexlake(['index', '--help'])).output.replace(/\s+/g, ' ');
-    expect(help).toMatch(/--host <value> Address the indexer's own servers listen on: its status port \(--indexer-port\) and, with the devnet source, the solver relay \(--relay-port\) and NEAR JSON-RPC \(--devnet-rpc-port\)/);
+    expect(help).toMatch(/--host <value> Address the indexer's own servers listen on: its status port \(--indexer-port\) and, with the realnet source, the solver relay \(--relay-port\) and NEAR JSON-RPC \(--devnet-rpc-port\)/);
     expect((await dexlake(['serve', '--help'])).output.replace(/\s+/g, ' ')).toMatch(/--host <value> Address the API listens on \(env HOST/);
   });
 });

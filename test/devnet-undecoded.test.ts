@@ -1,5 +1,5 @@
 // The realnet speaks only formats our decoders know, but for a seeded trickle of lines in formats none of them knows
-// (devnet.ts `unknownFormatLines`), which the hosted models log now and then (devnet/realnet/hosted.ts; the real
+// (hosted.ts `unknownFormatLines`), which the hosted models log now and then (devnet/realnet/hosted.ts; the real
 // contracts' logs are never touched), so the undecoded path runs end to end on it: each such line is one undecoded
 // event of its contract's decoder, and nothing else the realnet emits is.
 import { describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
 import { normalizeStreamerMessage } from '../near/block.ts';
 import { decodeEvents } from '../indexer/decode.ts';
 import { ingest } from '../indexer/pipeline.ts';
-import { unknownFormatLines } from '../devnet/devnet.ts';
+import { unknownFormatLines } from '../devnet/realnet/hosted.ts';
 import { realnetMarket } from '../devnet/realnet/wasm.ts';
 import { realnetSource } from '../indexer/sources/realnet.ts';
 import { createMigratedDb } from './harness/db.ts';

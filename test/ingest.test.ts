@@ -5,7 +5,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../indexer/pipeline.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
-import { devnetSource } from '../indexer/sources/devnet.ts';
+import { realnet } from './tokens/harness.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { rawSource } from '../indexer/sources/raw.ts';
 import type { RawBlock } from '../indexer/sources/source.ts';
@@ -192,7 +192,7 @@ describe('the announcement names every token whose market row a batch changed', 
     try {
       let before = await market();
       for (let height = 1; height <= 60; height++) {
-        await ingest({ db, source: devnetSource({ seed: 'dexlake', speed: 0 }), from: height, to: height, signal: never });
+        await ingest({ db, source: realnet('dexlake'), from: height, to: height, signal: never });
         const after = await market();
         for (let i = 0; i < 100 && !named.has(height); i++) await new Promise((r) => setTimeout(r, 10));
         const tokens = new Set(named.get(height) ?? []);
@@ -215,17 +215,17 @@ describe('the announcement names every token whose market row a batch changed', 
 });
 
 describe('batch size follows the source', () => {
-  // When each block is there is the test's to say, not the clock's: a paced devnet falls behind its schedule
+  // When each block is there is the test's to say, not the clock's: a paced chain falls behind its schedule
   // whenever the machine is busy (decode workers starting under load), and the blocks that came due meanwhile
-  // arrive at once, batched together. So the devnet's blocks are read first and handed out by the test.
-  const devnetBlocks = async (count: number): Promise<RawBlock[]> => {
+  // arrive at once, batched together. So the realnet's blocks are read first and handed out by the test.
+  const chainBlocks = async (count: number): Promise<RawBlock[]> => {
     const raws: RawBlock[] = [];
-    for await (const raw of devnetSource({ seed: 'batches', speed: 0 }).raw({ to: count }, never)) raws.push(raw);
+    for await (const raw of realnet('batches').raw({ to: count }, never)) raws.push(raw);
     return raws;
   };
 
   it('catching up (every block already there) writes batches of maxBlocks', async () => {
-    const raws = await devnetBlocks(400);
+    const raws = await chainBlocks(400);
     const db = await createMigratedDb();
     const sizes: number[] = [];
     const ready = rawSource('ready', false, async function* () {
@@ -236,7 +236,7 @@ describe('batch size follows the source', () => {
   });
 
   it('at the chain head (the next block not there yet) each block is written on its own', async () => {
-    const raws = await devnetBlocks(10);
+    const raws = await chainBlocks(10);
     const db = await createMigratedDb();
     const sizes: number[] = [];
     let committed = 0;

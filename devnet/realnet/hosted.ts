@@ -10,11 +10,10 @@
 import type { RawJson } from '../../near/lake-json.ts';
 import type { Action as VmAction } from '../../near/vm/runtime.ts';
 import { MAINNET_CONTRACTS, type DexContracts } from '../../dexes/contracts.ts';
-import { AmmCDevnet } from '../amm-c.ts';
+import { AmmCDevnet, type AmmCPoolSpec } from '../amm-c.ts';
 import { AmmDclADevnet, devnetDclPools } from '../amm-dcl-a.ts';
 import { Panic, Receipt, type Call, type Handler, type ReceiptHost } from '../chain.ts';
 import { Arbitrage } from '../arbitrage.ts';
-import { AIDOLS, AMM_C_POOLS, unknownFormatLines } from '../devnet.ts';
 import { LaunchDevnet } from '../launch.ts';
 import { Rng } from '../rng.ts';
 import type { RpcViewAnswer } from '../rpc.ts';
@@ -25,6 +24,36 @@ import { StakeDDevnet } from '../stake-d.ts';
 import { initMetadata, Tokens, type TokenLedger, type TokenSpec } from '../tokens.ts';
 import type { DevnetDex, ModelChain, TruthTrade, World } from '../world.ts';
 import type { ChainReceipt, HostedCall, HostedContract, HostedResult, RealnetChain, TxAction } from './chain.ts';
+import { REF_TOKEN, USDC, USDT } from './market.ts';
+
+/** The token of AmmC's launch pool: deployed by that model, its whole supply in the pool. */
+export const SLIME: TokenSpec = { contractId: 'slime.tkn.near', symbol: 'SLIME', name: 'Slime', decimals: 18 };
+/** Aidols tokens, launched by the Launch model at its genesis. */
+export const AIDOLS: readonly TokenSpec[] = [
+  { contractId: 'tganza.aidols.near', symbol: 'TGANZA', name: 'Tganza', decimals: 24 },
+  { contractId: 'lumen.aidols.near', symbol: 'LUMEN', name: 'Lumen', decimals: 24 },
+  { contractId: 'miko.aidols.near', symbol: 'MIKO', name: 'Miko the Cat', decimals: 24 },
+];
+
+/** The lines the models' trickle logs: one per contract whose decoder reports what it cannot read. */
+export function unknownFormatLines(contracts: DexContracts): Array<{ contractId: string; line: string }> {
+  const event = (standard: string, name: string, data: unknown) => `EVENT_JSON:${JSON.stringify({ standard, version: '9.0.0', event: name, data })}`;
+  return [
+    { contractId: contracts.AmmDclA, line: event('dcl.ref', 'pool_paused', [{ pool_id: 'x|y|2000', duration_sec: 600 }]) },
+    { contractId: contracts.AmmC, line: event('inteardex', 'fee_switch_toggled', { dex_id: contracts.AmmCXykDexId, enabled: true }) },
+    { contractId: contracts.Launch, line: event('aidols', 'curve_paused', [{ token_id: 'x.aidols.near' }]) },
+    { contractId: contracts.StakeA, line: 'Epoch rebalance postponed: 3 validators unreachable' },
+  ];
+}
+
+/** AmmC's genesis pools. */
+export const AMM_C_POOLS: AmmCPoolSpec[] = [
+  { type: 'public', tokens: ['near', USDT], liquidity: [100_000n, 500_000n], poolFee: 2_000 },
+  { type: 'public', tokens: ['near', REF_TOKEN], liquidity: [20_000n, 1_000_000n], poolFee: 3_000 },
+  { type: 'private', tokens: [USDT, USDC], liquidity: [200_000n, 200_000n], poolFee: 100 },
+  // A launch pool: 300 NEAR of phantom liquidity (v1's) against SLIME's whole supply.
+  { type: 'launch', tokens: ['near', SLIME.contractId], liquidity: [300n, 1_000_000_000n], poolFee: 5_000, communityFee: 2_000, launched: SLIME },
+];
 
 const Y = 10n ** 24n;
 const TGAS = 10n ** 12n;
@@ -323,7 +352,7 @@ export class HostedModels {
       new StakeDDevnet(),
     ];
     const wrap = (_world: World, account: string, amount: bigint) => this.wrap(account, amount);
-    this.arbitrage = options.arbitrage === false ? null : new Arbitrage(options.seed, { wrap, ammC, prices: () => real.prices() }, {});
+    this.arbitrage = options.arbitrage === false ? null : new Arbitrage({ wrap, ammC, prices: () => real.prices() });
     chain.entry = (receipt, method, args, deposit) => {
       const registration = tokens.entry(receipt.receiverId, method, args, receipt.predecessorId);
       if (registration !== undefined) return registration;

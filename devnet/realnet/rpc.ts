@@ -3,9 +3,11 @@
 // contract's own storage. The market holds only its state now, so answering at an earlier height replays it from
 // genesis (the same seed gives the same chain): a bootstrap asks many views at one height, which costs one replay.
 import type { RawJson } from '../../near/lake-json.ts';
-import { VIEW_STATE_LIMIT_BYTES } from '../devnet-rpc.ts';
 import type { RpcBlock, RpcChain, RpcViewAnswer } from '../rpc.ts';
 import type { RealnetMarket } from './market.ts';
+
+/** nearcore's default `trie_viewer_state_size_limit`: a contract whose state is larger is not served by view_state. */
+export const VIEW_STATE_LIMIT_BYTES = 50_000;
 
 export interface RealnetRpcOptions {
   /** A fresh market from its genesis (the same seed and contracts each time). */

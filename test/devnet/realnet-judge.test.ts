@@ -21,7 +21,7 @@
 import { describe, expect, it } from 'vitest';
 import { INTENTS, LP, MARKET_TOKENS, RealnetMarket, REF, SOLVER, TRADERS, TREASURY, WRAP, type PoolView } from '../../devnet/realnet/market.ts';
 import { ARBITRAGEUR } from '../../devnet/arbitrage.ts';
-import { unknownFormatLines } from '../../devnet/devnet.ts';
+import { unknownFormatLines } from '../../devnet/realnet/hosted.ts';
 import { HostedModels } from '../../devnet/realnet/hosted.ts';
 import { realnetMarket, REF_RELEASES, refHasSwapByOutput } from '../../devnet/realnet/wasm.ts';
 import { MAINNET_CONTRACTS as C } from '../../dexes/contracts.ts';

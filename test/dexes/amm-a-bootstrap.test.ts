@@ -1,9 +1,9 @@
 // AmmA's bootstrap (dexes/amm-a/bootstrap.ts) against real local NEAR JSON-RPC servers (devnet/rpc.ts, nearcore's
 // shapes): first small nodes of our own whose answers are written here by hand in the contract's shapes
 // (ref-contracts @ 1800d26 : ref-exchange/src/views.rs, and the borsh layouts of state.ts), through the storage path
-// (view_state served) and the views path (view_state refused, as mainnet's Ref); then the devnet's own node, where
-// bootstrapping at H and indexing on must leave the pools rows and routes of indexing from genesis.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// (view_state served) and the views path (view_state refused, as mainnet's Ref). Bootstrapping from Ref's own code
+// (its views and storage on the realnet, every release) and indexing on is test/devnet/realnet-bootstrap.test.ts.
+import { afterAll, describe, expect, it } from 'vitest';
 import { APPROXIMATE_AMP, ammABootstrap } from '../../dexes/amm-a/bootstrap.ts';
 import { ammA } from '../../dexes/amm-a/index.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
@@ -12,7 +12,6 @@ import { startNearRpc, type NearRpcServer, type RpcBlock, type RpcChain, type Rp
 import { bootstrap, rpcChainAt } from '../../indexer/bootstrap.ts';
 import { blockHeader } from '../../indexer/near-rpc.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { bootstrapEquality } from '../harness/devnet-bootstrap.ts';
 
 const REF = MAINNET_CONTRACTS.AmmA;
 const HEIGHT = 150_000_000;
@@ -502,50 +501,5 @@ describe('AmmA bootstrap from views (view_state refused, as mainnet)', () => {
     for (const table of ['blocks', 'events', 'pools', 'checkpoints']) {
       expect((await db.pool.query(`select count(*)::int as n from ${table}`)).rows[0].n, table).toBe(0);
     }
-  });
-});
-
-// ---- the devnet ----
-
-/**
- * The devnet's AmmA pools are written at (seed `dexlake`, pool id: heights) 0: ..679, 734; 1: ..680, 761; 2: ..680,
- * 787; 3: ..679, 733; 4: ..656; 5: ..663, 785; 6 (the stable pool): ..653, 768. Compared at 680 itself, every pool is
- * the bootstrap's; indexed on to 740, pools 0 and 3 trade after it while 1, 2, 4, 5 and 6 stay as it gave them.
- */
-const H = 680;
-const N = 740;
-type Equality = Awaited<ReturnType<typeof bootstrapEquality>>;
-type Row = { pool_id: string; kind: string; state: string };
-
-describe('AmmA bootstrap on the devnet: equal to indexing from genesis', () => {
-  const runs = new Map<string, Equality>();
-  beforeAll(async () => {
-    for (const n of [H, N]) {
-      runs.set(`storage ${n}`, await bootstrapEquality('AmmA', { h: H, n }));
-      runs.set(`views ${n}`, await bootstrapEquality('AmmA', { h: H, n, viewStateLimitBytes: 0 }));
-    }
-  }, 180_000);
-
-  it.each([H, N])('from storage (the devnet serves it), compared at %i: every pools row and every route', (n) => {
-    const run = runs.get(`storage ${n}`)!;
-    expect(run.indexed.map((r) => (r as Row).pool_id)).toEqual(['0', '1', '2', '3', '4', '5', '6']);
-    expect(run.bootstrapped).toEqual(run.indexed);
-    expect(run.routes.length).toBe(84);
-    for (const r of run.routes) expect(r.bootstrapped, r.query).toBe(r.indexed);
-    // The routes are real ones, not 404s on both sides.
-    expect(run.routes.filter((r) => r.indexed.startsWith('200 ')).length).toBe(84);
-  });
-
-  it.each([H, N])('from views, compared at %i: every route; every pools row but the stable pool, which only adds its mark', (n) => {
-    const run = runs.get(`views ${n}`)!;
-    for (const r of run.routes) expect(r.bootstrapped, r.query).toBe(r.indexed);
-    const [indexed, bootstrapped] = [run.indexed as Row[], run.bootstrapped as Row[]];
-    // The simple pools: exactly (the devnet's obsolete fee copies are 0 and its volumes never left the pool value).
-    expect(bootstrapped.filter((r) => r.kind === 'simple')).toEqual(indexed.filter((r) => r.kind === 'simple'));
-    expect(bootstrapped.filter((r) => r.kind === 'simple')).toHaveLength(6);
-    // Pool 6, not written after 680: the views' state (amp 240 held constant) is the indexer's, marked.
-    const [stable, indexedStable] = [bootstrapped.find((r) => r.pool_id === '6')!, indexed.find((r) => r.pool_id === '6')!];
-    expect(stable.state).toBe(`${indexedStable.state.slice(0, -1)},"approximate":${JSON.stringify(APPROXIMATE_AMP)}}`);
-    expect({ ...stable, state: indexedStable.state }).toEqual(indexedStable);
   });
 });
