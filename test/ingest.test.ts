@@ -171,7 +171,7 @@ describe('ingest the mainnet fixture blocks', () => {
 });
 
 describe('the announcement names every token whose market row a batch changed', () => {
-  it('price, liquidity, 24 h volume or change: a subscriber to the token re-reads it (devnet blocks 1..60, one at a time)', async () => {
+  it('price, liquidity, 24 h volume or change: a subscriber to the token re-reads it (realnet blocks 1..60, one at a time)', async () => {
     const db = await createMigratedDb();
     const listener = new pg.Client(db.url);
     await listener.connect();
