@@ -38,8 +38,13 @@ describe('the explorer, issue 32 point 6', () => {
       ['peggy.near', 'stake:227:GmGJXyucC8mH7kJpKrfpQTdG1oA7KLdSKx666E7Z6EY6:StakeA', 'meta-pool.near', '1140890344105015400333911', 'near', '1422974440551235815733354', 'Unstaked 1.14089 STNEAR for 1.42297 NEAR on StakeA'],
       ['bob.near', 'wrap:279:H5CZT3TukXcB8ybZo6rQSWVf4LJUGtxXDEMj5wpNGja9:Wrap', 'near', '237000000000000000000000000', 'wrap.near', '237000000000000000000000000', 'Wrapped 237 NEAR'],
       ['bob.near', 'wrap:265:6xTWLJEw4rNoRSALeJLbQY5dgkScBwCocyjXqcAhMxc3:Wrap', 'wrap.near', '3554019903405427306377829846', 'near', '3554019903405427306377829846', 'Unwrapped 3,554.02 wNEAR'],
+      // RHEA in for xRHEA is a stake (18 decimals each); a token into or out of Ref's inner balance a deposit or a
+      // withdrawal, counted in the token's own decimals.
+      ['peggy.near', 'stake:291:8TkY1emMtmQad43tJnVDXR8jPAek1FjpPar9KZcU7hNd:StakeC', 'token.rhealab.near', '840116303502509101157', 'xtoken.rhealab.near', '838433802685063868638', 'Staked 840.116 RHEA for 838.434 xRHEA on StakeC'],
+      ['alice.near', 'wrap:264:AdJzseLnTfE9pLXUksgxhWmZzjuNRxtoPbYPnZbgriAH:Wrap', 'wrap.near', '500800000000000000000000000', 'inner-nep141:wrap.near', '500800000000000000000000000', 'Deposited 500.8 wNEAR into AmmA'],
+      ['alice.near', 'wrap:296:2JC7rQbELzVDcwqvNVfcZKpxo5wpL2zYudjLuJUY4Sji:Wrap', 'inner-nep141:wrap.near', '61224617983852275186283467381', 'wrap.near', '61224617983852275186283467381', 'Withdrew 61,224.6 wNEAR from AmmA'],
     ];
-    for (const account of ['peggy.near', 'bob.near']) {
+    for (const account of ['peggy.near', 'bob.near', 'alice.near']) {
       await page.goto(`${site.url}/#/account/${account}`);
       await page.waitForSelector('table.activity tbody tr td:nth-child(3)');
       const activity = await api(`/activity?account_id=${account}&limit=50`);
@@ -55,7 +60,7 @@ describe('the explorer, issue 32 point 6', () => {
       const actions = shown.filter((_, i) => ['stake', 'wrap'].includes(activity.rows[i].kind));
       expect(actions.length).toBe(activity.rows.filter((r: { kind: string }) => ['stake', 'wrap'].includes(r.kind)).length);
       expect(actions.length, account).toBeGreaterThanOrEqual(2);
-      for (const text of actions) expect(text).toMatch(/^(Staked|Unstaked|Wrapped|Unwrapped) [\d,.]+ \S+( for [\d,.]+ \S+ on \S+)?$/);
+      for (const text of actions) expect(text).toMatch(/^((Staked|Unstaked) [\d,.]+ \S+ for [\d,.]+ \S+ on \S+|(Wrapped|Unwrapped) [\d,.]+ \S+|Deposited [\d,.]+ \S+ into AmmA|Withdrew [\d,.]+ \S+ from AmmA)$/);
     }
   });
 

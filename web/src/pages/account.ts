@@ -62,14 +62,21 @@ export function accountPage(main: HTMLElement, id: string): void {
   data(api.GET('/activity', { params: { query: { account_id: id, limit: 50 } } }))
     .then(async (result) => {
       const rows = result.rows as Array<Record<string, any>>;
-      const info = await tokenInfo(rows.flatMap((r) => [r.token_in, r.token_out, r.token].filter((t): t is string => typeof t === 'string')));
-      const amount = (token: string, value: string) => [units(value, info.get(token)?.decimals), ' ', tokenLink(token, info.get(token)?.symbol)];
+      // `inner-nep141:X` (X held inside AmmA) counts in X's units.
+      const outer = (token: string) => token.replace(/^inner-nep141:/, '');
+      const info = await tokenInfo(rows.flatMap((r) => [r.token_in, r.token_out, r.token].filter((t): t is string => typeof t === 'string').map(outer)));
+      const amount = (token: string, value: string) => [units(value, info.get(outer(token))?.decimals), ' ', tokenLink(token, info.get(token)?.symbol)];
       const what = (r: Record<string, any>) => {
         if (r.kind === 'trade') return [...amount(r.token_in, r.amount_in), ' → ', ...amount(r.token_out, r.amount_out), ` on ${r.dex}`];
-        // A stake or a wrap reads as the action it was: NEAR in is staking (or wrapping), NEAR out unstaking (or
-        // unwrapping).
-        if (r.kind === 'stake') return r.token_in === 'near' ? ['Staked ', ...amount(r.token_in, r.amount_in), ' for ', ...amount(r.token_out, r.amount_out), ` on ${r.dex}`] : ['Unstaked ', ...amount(r.token_in, r.amount_in), ' for ', ...amount(r.token_out, r.amount_out), ` on ${r.dex}`];
-        if (r.kind === 'wrap') return r.token_in === 'near' ? ['Wrapped ', ...amount(r.token_in, r.amount_in)] : ['Unwrapped ', ...amount(r.token_in, r.amount_in)];
+        // A stake or a wrap reads as the action it was. A stake pays the staked token, an unstake NEAR (RHEA in for
+        // xRHEA is a stake too); NEAR in is wrapping, NEAR out unwrapping, and a token into or out of its
+        // `inner-nep141:` twin is a deposit into AmmA (Ref's inner balances) or a withdrawal from it.
+        if (r.kind === 'stake') return [r.token_out === 'near' ? 'Unstaked ' : 'Staked ', ...amount(r.token_in, r.amount_in), ' for ', ...amount(r.token_out, r.amount_out), ` on ${r.dex}`];
+        if (r.kind === 'wrap') {
+          if (r.token_in === 'near') return ['Wrapped ', ...amount(r.token_in, r.amount_in)];
+          if (r.token_out === 'near') return ['Unwrapped ', ...amount(r.token_in, r.amount_in)];
+          return String(r.token_out).startsWith('inner-nep141:') ? ['Deposited ', ...amount(r.token_in, r.amount_in), ' into AmmA'] : ['Withdrew ', ...amount(r.token_out, r.amount_out), ' from AmmA'];
+        }
         if (r.kind === 'transfer') return [...amount(r.token, r.amount), r.from === id ? ' to ' : ' from ', accountLink(r.from === id ? r.to : r.from)];
         return [Object.entries(r).filter(([k]) => !['id', 'kind', 'block_height', 'timestamp_millis', 'tx_hash', 'receipt_id'].includes(k)).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ')];
       };
