@@ -8,7 +8,7 @@ import { BULK_LOAD_INDEXES, buildIndexes } from '../indexer/bulk-load.ts';
 import { ingest, type BulkLoadState } from '../indexer/pipeline.ts';
 import { readCheckpoint } from '../indexer/store.ts';
 import { createMigratedDb, tableChecksums } from './harness/db.ts';
-import { realnet } from './tokens/harness.ts';
+import { realnet } from './harness/realnet.ts';
 
 const TO = 300;
 // The realnet (`npm start`'s chain) of this seed, each block made once for the file (tokens/harness.ts).

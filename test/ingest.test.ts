@@ -5,7 +5,7 @@ import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../indexer/pipeline.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
-import { realnet } from './tokens/harness.ts';
+import { realnet } from './harness/realnet.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { rawSource } from '../indexer/sources/raw.ts';
 import type { RawBlock } from '../indexer/sources/source.ts';

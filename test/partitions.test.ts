@@ -18,7 +18,7 @@ import { replay } from '../indexer/replay.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { createMigratedDb, createTestDatabase, tableChecksums } from './harness/db.ts';
 import { FIXTURES_DIR } from './harness/fixtures.ts';
-import { realnet } from './tokens/harness.ts';
+import { realnet } from './harness/realnet.ts';
 
 const never = new AbortController().signal;
 const MAINNET = path.join(FIXTURES_DIR, 'mainnet');

@@ -11,7 +11,7 @@ import { METHODS } from '../api/tokens/registry.ts';
 import { DEX_IDS } from '../dexes/index.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { createMigratedDb } from './harness/db.ts';
-import { realnet } from './tokens/harness.ts';
+import { realnet } from './harness/realnet.ts';
 
 type Json = Record<string, any>;
 const never = new AbortController().signal;

@@ -12,7 +12,8 @@ import { sql } from '../db/kysely.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { startReplicatedPostgres } from './harness/replica.ts';
-import { ingestTo, realnet, SocketClient, type Message } from './tokens/harness.ts';
+import { realnet } from './harness/realnet.ts';
+import { ingestTo, SEED, SocketClient, type Message } from './tokens/harness.ts';
 
 const { primary, standby } = await startReplicatedPostgres();
 const db = connect(primary.url);
@@ -60,7 +61,7 @@ const reads = async (server: string) => metric(await metrics(), 'dexlake_api_rea
 
 /** ingestTo, written as one batch: one notification, at `to`. */
 const ingestInOneBatch = (to: number) =>
-  ingest({ db, source: realnet(), to, signal: new AbortController().signal, workers: 0, limits: { maxBlocks: 1_000, maxEvents: 1e9, idleMs: 600_000 } });
+  ingest({ db, source: realnet(SEED), to, signal: new AbortController().signal, workers: 0, limits: { maxBlocks: 1_000, maxEvents: 1e9, idleMs: 600_000 } });
 
 async function until<T>(what: string, get: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
   for (let tries = 0; ; tries++) {

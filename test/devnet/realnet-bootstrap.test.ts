@@ -15,7 +15,7 @@ const N = 140;
 describe.each(REF_RELEASES)('AmmA bootstrapped from the realnet (Ref %s)', (release) => {
   const runs = new Map<string, BootstrapEquality>();
   beforeAll(async () => {
-    const chain = realnetChain(SEED, N, release);
+    const chain = realnetChain(SEED, release);
     // The exchange's storage (5 kB) is under nearcore's 50 kB view_state limit, so the bootstrap reads it; with the
     // limit at 0 it is refused, as mainnet's is, and the bootstrap asks the contract's views.
     runs.set('storage', await bootstrapEquality('AmmA', { chain, h: H, n: N }));
@@ -40,7 +40,7 @@ const LAUNCH_AMOUNTS = ['1000000000000000000000000', '10000000000000000000000000
 describe.each(HOSTED)('%s (hosted model) bootstrapped from the realnet (Ref 1.9.17)', (dex) => {
   let run: BootstrapEquality;
   beforeAll(async () => {
-    run = await bootstrapEquality(dex, { chain: realnetChain(SEED, N, '1.9.17'), h: H, n: N, ...(dex === 'Launch' ? { amounts: LAUNCH_AMOUNTS } : {}) });
+    run = await bootstrapEquality(dex, { chain: realnetChain(SEED, '1.9.17'), h: H, n: N, ...(dex === 'Launch' ? { amounts: LAUNCH_AMOUNTS } : {}) });
   }, 240_000);
 
   // AmmDclA's views give an endpoint's net delta only: the bootstrap keeps its sum as a floor (`sumAtLeast`), which

@@ -384,7 +384,7 @@ describe('AmmDclA bootstrap on the realnet', () => {
   // drop. Every pool swaps after H (last at 550, 551 and 593).
   const SEED = 'realnet-bootstrap';
   const [H, N] = [250, 600];
-  const chain = () => realnetChain(SEED, N);
+  const chain = () => realnetChain(SEED);
 
   /** The market's truth, run once: the model's hops, its pools at H and the endpoints left at N. */
   let heights: number[];

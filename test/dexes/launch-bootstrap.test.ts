@@ -116,7 +116,7 @@ describe('Launch bootstrap on the realnet', () => {
   // curves never are.
   const SEED = 'realnet-bootstrap';
   const [H, N] = [759, 772];
-  const chain = () => realnetChain(SEED, N);
+  const chain = () => realnetChain(SEED);
   const LIVE_UNWRITTEN = 'miko2.aidols.near';
   /** Buys of 1 and 10^5 wNEAR; a sell of 10^29 of an aidol token, about 0.05 wNEAR, above the 0.01 NEAR fee floor
    * (a sell of 10^24 is below it). */

@@ -311,7 +311,7 @@ describe('stake bootstraps on the realnet', () => {
   const SEED = 'realnet-bootstrap';
   const H = 326;
   const N = 600;
-  const chain = () => realnetChain(SEED, N);
+  const chain = () => realnetChain(SEED);
   /** Per stake DEX: its swaps' heights (the hops its model executed) and, at H, what its model holds. */
   const swapsOf = new Map<string, { swaps: number[] }>();
   let atH: { stakeA: bigint[]; nslp: bigint; rates: Map<string, bigint[]>; logged: Map<string, bigint[]> };

@@ -7,13 +7,13 @@ import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { DEXES } from '../../dexes/index.ts';
-import { parseRefRelease, realnetMarket, realnetRpc, type RefRelease } from '../../devnet/realnet/wasm.ts';
+import { realnetRpc, type RefRelease } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type RpcChain } from '../../devnet/rpc.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { rawSource } from '../../indexer/sources/raw.ts';
 import type { BlockSource } from '../../indexer/sources/source.ts';
 import { createMigratedDb } from './db.ts';
+import { realnet } from './realnet.ts';
 
 export interface BootstrapEquality {
   /** Pools rows of the DEX, indexed from 1 and bootstrapped at H, in pool id order. */
@@ -36,33 +36,10 @@ export interface SeededChain {
   rpc(final: () => number, viewStateLimitBytes: number | undefined): RpcChain;
 }
 
-const made = new Map<string, SeededChain>();
-
-/**
- * The realnet of `seed` with its hosted models (Ref `release`, default the newest), its first `blocks` blocks made
- * once a process, as a block source over any range of them; its JSON-RPC replays the market.
- */
-export function realnetChain(seed: string, blocks: number, release?: RefRelease): SeededChain {
-  const ref = parseRefRelease(release);
-  const key = `${seed}|${blocks}|${ref}`;
-  let chain = made.get(key);
-  if (chain === undefined) {
-    const market = realnetMarket(ref, { seed, history: false, models: true });
-    const texts = Array.from({ length: blocks }, () => JSON.stringify(market.next()));
-    chain = {
-      source: () =>
-        rawSource(`realnet:${ref}`, false, async function* (range) {
-          for (const [i, text] of texts.entries()) {
-            const height = i + 1;
-            // A fresh buffer each time: the pipeline hands a block's bytes to a decode worker, which takes them.
-            if ((range.from === undefined || height >= range.from) && (range.to === undefined || height <= range.to)) yield { kind: 'message', height, body: Buffer.from(text) };
-          }
-        }),
-      rpc: (final, limit) => realnetRpc(ref, { seed }, final, limit),
-    };
-    made.set(key, chain);
-  }
-  return chain;
+/** The realnet of `seed` with its hosted models (Ref `release`, default the newest), each block made once a test
+ * file (`realnet`); its JSON-RPC replays the market. */
+export function realnetChain(seed: string, release?: RefRelease): SeededChain {
+  return { source: () => realnet(seed, release), rpc: (final, limit) => realnetRpc(release, { seed }, final, limit) };
 }
 
 /** Indexes `chain` to `n` twice, once through a bootstrap of `dex` at `h`; see the file's header. */

@@ -12,7 +12,8 @@ import { realnetRpc } from '../../devnet/realnet/wasm.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
 import { createMigratedDb } from '../harness/db.ts';
-import { ingestTo, realnet, SEED, SocketClient, startServer } from './harness.ts';
+import { realnet } from '../harness/realnet.ts';
+import { ingestTo, SEED, SocketClient, startServer } from './harness.ts';
 
 const H = 150;
 // The realnet of SEED launches miko2.aidols.near at block 579 (the hosted Launch model's successor to a graduated
@@ -46,7 +47,7 @@ beforeAll(async () => {
   } finally {
     await node.close();
   }
-  await ingest({ db: b, source: realnet(), from: H + 1, to: N, signal: never, workers: 0 });
+  await ingest({ db: b, source: realnet(SEED), from: H + 1, to: N, signal: never, workers: 0 });
   genesis = { db: a, ...(await startServer(a)) };
   booted = { db: b, ...(await startServer(b)) };
 }, 240_000);
