@@ -119,6 +119,7 @@ function decodeAction(ctx: Ctx, outcome: ReceiptOutcome, action: Action): void {
         decodeStorageDeposit(ctx, outcome, action.argsBase64, action.deposit);
       } else if (INIT_METHODS.has(action.methodName)) {
         decodeInitMetadata(ctx, outcome, action.argsBase64);
+        decodeInitSupply(ctx, outcome, action.argsBase64);
       }
       return;
     // A Delegate action moves nothing by itself: executing it creates a new receipt
@@ -173,6 +174,24 @@ function decodeInitMetadata(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: strin
     reference,
     source: 'init',
   });
+}
+
+/**
+ * The supply an NEP-141 token mints at its init, where the init does not log it: the near-sdk 3.1 and 4.1 example
+ * builds' `new {owner_id, total_supply, metadata}` deposit the whole supply to the owner with no log line (grade: the
+ * builds' own code, run in near/vm: test/devnet/realnet-judge.test.ts, where every balance equals `ft_balance_of`).
+ * Taken only for an init with fungible-token metadata (as `decodeInitMetadata` reads it); an init that logs its own
+ * `ft_mint` (later near-sdk examples do) is left to that event.
+ */
+function decodeInitSupply(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: string): void {
+  const args = parseArgs(argsBase64);
+  const meta = args?.metadata as Record<string, unknown> | undefined;
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta) || typeof meta.decimals !== 'number') return;
+  const owner = args?.owner_id;
+  const supply = typeof args?.total_supply === 'string' ? parseU128(args.total_supply) : null;
+  if (!isAccount(owner) || supply === null || supply === 0n) return;
+  if (outcome.logs.some((log) => log.startsWith(EVENT_JSON_PREFIX) && log.includes('"nep141"') && log.includes('"ft_mint"'))) return;
+  pushSupply(ctx, 'ft_mint', outcome.receiverId, owner, supply);
 }
 
 function decodeLogs(ctx: Ctx, outcome: ReceiptOutcome, wrapContracts: ReadonlySet<string>): void {

@@ -488,11 +488,14 @@ describe('decoder rules on synthetic receipts', () => {
     expect(events).toHaveLength(3);
   });
 
-  it('token_metadata from an init call with FT metadata; NFT metadata and failures are not', () => {
+  it('token_metadata (and the supply it mints unlogged) from an init call with FT metadata; NFT metadata and failures are not', () => {
     const ft = { spec: 'ft-1.0.0', name: 'My Token', symbol: 'MYT', decimals: 18, icon: null };
+    const mint = `EVENT_JSON:${JSON.stringify({ standard: 'nep141', version: '1.0.0', event: 'ft_mint', data: [{ owner_id: 'b.near', amount: '7' }] })}`;
     const events = decodeBlock(
       blockWith([
         { id: 'R1', receiver: 'my.tkn.near', actions: ['CreateAccount', { DeployContract: { code: '' } }, call('new', { owner_id: 'a.near', total_supply: '1', metadata: ft })] },
+        // An init that logs its mint: that event alone counts.
+        { id: 'R6', receiver: 'w.near', actions: [call('new', { owner_id: 'b.near', total_supply: '7', metadata: ft })], logs: [mint] },
         { id: 'R2', receiver: 'nft.near', actions: [call('new', { metadata: { spec: 'nft-1.0.0', name: 'N', symbol: 'N' } })] },
         { id: 'R3', receiver: 'x.near', actions: [call('new', { metadata: ft })], status: { Failure: {} } },
         { id: 'R4', receiver: 'y.near', actions: [call('new_default_meta', { owner_id: 'a.near', total_supply: '1' })] },
@@ -516,6 +519,11 @@ describe('decoder rules on synthetic receipts', () => {
         reference: null,
         source: 'init',
       },
+      // The near-sdk 3.1 and 4.1 examples' `new` deposits the supply to the owner without a log line
+      // (test/near/init-supply.test.ts runs them).
+      expect.objectContaining({ receiptId: 'R1', kind: 'ft_mint', contractId: 'my.tkn.near', owner: 'a.near', amount: 1n }),
+      expect.objectContaining({ receiptId: 'R6', kind: 'token_metadata', contractId: 'w.near' }),
+      expect.objectContaining({ receiptId: 'R6', kind: 'ft_mint', contractId: 'w.near', owner: 'b.near', amount: 7n }),
       expect.objectContaining({ receiptId: 'R5', contractId: 'z.near', icon: 'data:x', reference: 'https://r' }),
     ]);
   });
