@@ -244,6 +244,34 @@ describe("QuoteA quotes from the relay over the realnet's indexed pools, settled
   });
 });
 
+// Wrap: wNEAR's own code (w_near, the realnet's `wrap.near`) runs the route's `near_deposit` and `near_withdraw`; a
+// wrap mints wNEAR to the trader and an unwrap pays NEAR, one for one, whatever the market does.
+describe("Wrap quotes on the realnet's live state, executed on wrap.near's own code", () => {
+  it('wraps and unwraps exactly the quoted amount: the trader holds that much more wNEAR, or that much less', async () => {
+    const { head, db } = await indexedHead();
+    const app = await buildServer({ db, logLevel: 'silent' });
+    const restore = head.chain.save();
+    const wNear = () => BigInt(head.chain.view<string>(WRAP, 'ft_balance_of', { account_id: TRADER }));
+    try {
+      for (const [tokenIn, tokenOut] of [['near', WRAP], [WRAP, 'near']] as const) {
+        const res = await getRoute(app, { token_in: tokenIn, token_out: tokenOut, amount_in: String(5n * 10n ** 24n), max_wait_ms: '1000', slippage_type: 'Fixed', slippage: String(SLIPPAGE), dexes: 'Wrap', trader_account_id: TRADER });
+        expect(res.status, res.body).toBe(200);
+        const quote = res.json().find((q) => q.dex_id === 'Wrap')!;
+        expect(quote, `${tokenIn} -> ${tokenOut}`).toBeDefined();
+        restore();
+        const before = wNear();
+        const ran = execute(head, quote, () => {}, WRAP);
+        expect(ran.failures, `${tokenIn} -> ${tokenOut}`).toEqual([]);
+        const moved = tokenIn === 'near' ? wNear() - before : before - wNear();
+        expect(moved, `${tokenIn} -> ${tokenOut}`).toBe(BigInt(quote.estimated_amount.amount_out!));
+      }
+    } finally {
+      restore();
+      await app.close();
+    }
+  }, 120_000);
+});
+
 // The hosted models (their code is not public: devnet/amm-dcl-a.ts, amm-c.ts, launch.ts and stake-*.ts, written from
 // the contracts' source or evidence) on the realnet: a route's `ft_transfer_call` goes through the real token to the
 // model's `ft_on_transfer`, or its `deposit_near` / `deposit_and_stake` to the model, taken by method (`entry`), and
