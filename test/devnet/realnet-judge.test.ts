@@ -6,7 +6,8 @@
 // - every AmmA pool (pool_history at or below the block) = the exchange's `get_pool` (and `get_stable_pool` for the
 //   stable pool's stored amounts);
 // - every balance (balance_history at or below the block) = the token's own `ft_balance_of`, for the exchange, the LP
-//   and the traders (the treasury's too, less the supply each example build mints at `new` without a log line);
+//   and the traders, the treasury too (whose supply each example build mints at `new` without a log line: near/decode.ts
+//   `decodeInitSupply`);
 // - every swap = what the exchange paid: the hops of each transaction are the path asked, the first takes the amount
 //   sent (or, by output, gives the amount asked), each next one takes what the last gave, and the last gives what
 //   the exchange's payout `ft_transfer` sent the trader; a swap refused by its minimum has no hop;
