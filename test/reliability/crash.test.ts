@@ -118,7 +118,9 @@ describe('crash consistency of the indexer', () => {
     expect(kills).toHaveLength(KILLS);
     expect(kills.every((k) => k.at < BLOCKS)).toBe(true); // each one cut the run short
     expect(kills.filter((k) => k.midBatch).length).toBeGreaterThanOrEqual(KILLS / 4); // half aim there; a commit may just beat one
-    expect(new Set(kills.map((k) => k.at)).size).toBeGreaterThanOrEqual(KILLS / 2); // spread over the range, not all at one checkpoint
+    // Spread over the range, not all at one checkpoint: batches of BATCH blocks leave room for four checkpoints below
+    // BLOCKS, and where they fall depends on the machine (the first run's first batch was 144 blocks in one CI run).
+    expect(new Set(kills.map((k) => k.at)).size).toBeGreaterThanOrEqual(3);
     const after = await checksumsOf(url);
     printChecksums('checksums after the SIGKILLs', clean, after);
     expect(after).toEqual(clean);

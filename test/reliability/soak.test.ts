@@ -347,6 +347,14 @@ describe('soak: 10 blocks/s, 1,000 socket subscribers and a steady HTTP mix', ()
     processes.push(api);
     const base = `http://127.0.0.1:${apiPort}`;
     await waitForOk(`${base}/health`, api);
+    // The realnet makes its tokens and pools in its first blocks (the hosted models' in the first that trades): the
+    // load starts once every route query names tokens the api knows (a token not yet made is a 400, rightly).
+    const known = async () => (await Promise.all(ROUTE_QUERIES.map(async (q) => (await fetch(`${base}/route?${q}`)).status))).every((status) => status === 200);
+    const knowsDeadline = Date.now() + 60_000;
+    while (!(await known())) {
+      expect(Date.now() < knowsDeadline, `route tokens still unknown: ${indexer.output().slice(-2000)}`).toBe(true);
+      await new Promise((r) => setTimeout(r, 200));
+    }
 
     /** Blocks the realnet has produced by `now` on its schedule: block 1 at scheduleStart, then one every 1/SPEED s.
      * scheduleStart is logged before the source makes its first block, so this never undercounts. */
