@@ -6,8 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addLiquidity, newDclPoolState, poolReserves, removeLiquidity } from '../dexes/amm-dcl-a/state.ts';
-import { swapExactIn } from '../dexes/amm-dcl-a/math.ts';
+import { burn, mint, newPoolRecord, reserves, swapIn } from '../devnet/amm-dcl-a-math.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
 import { filesSource } from '../indexer/sources/files.ts';
@@ -22,12 +21,14 @@ const never = new AbortController().signal;
 const event = (name: string, item: Record<string, unknown>) => `EVENT_JSON:${JSON.stringify({ standard: 'dcl.ref', version: '1.0.0', event: name, data: [item] })}`;
 
 // The swap of block 3, worked out on the state blocks 1 and 2 leave: a pool at point 0 with 10^18 of liquidity
-// over [-4000, 4000).
+// over [-4000, 4000). Worked out by the devnet's model of the contract (devnet/amm-dcl-a-math.ts, written from the
+// contract's Rust source and importing nothing of dexes/amm-dcl-a), not by the indexer's port under test.
 const LIQUIDITY = 10n ** 18n;
-const seeded = addLiquidity(newDclPoolState({ poolId: POOL, tokenX: X, tokenY: Y, fee: 2000, pointDelta: 40, currentPoint: 0 }), -4000, 4000, LIQUIDITY);
-const swap = swapExactIn(seeded, X, 10n ** 15n);
+const seeded = mint(newPoolRecord(POOL, [X, Y], 2000, 40, 0), -4000, 4000, LIQUIDITY).pool;
+// The log says protocol_fee 0: a pool without a protocol fee rate.
+const swap = swapIn(seeded, X, 10n ** 15n, 0n);
 // Block 4: the contract's emergency removal of half the position (`emergency_liquidity_removed`, C).
-const emergency = removeLiquidity(swap.state, -4000, 4000, LIQUIDITY / 2n);
+const emergency = burn(swap.pool, -4000, 4000, LIQUIDITY / 2n).pool;
 
 function outcome(height: number, receiptId: string, method: string, args: unknown, logs: string[]): RawJson {
   return receiptOutcome({
@@ -95,13 +96,18 @@ describe('AmmDclA pool state in the pipeline', () => {
 
   it('pools holds the state after the swap and the emergency removal: the swap re-simulated from the liquidity matched the log', async () => {
     const row = await db.kysely.selectFrom('pools').selectAll().where('dex', '=', 'AmmDclA').executeTakeFirstOrThrow();
-    const state = row.state as { currentPoint: number; liquidity: string; lastSwapCheck: { matched: boolean }; unmatchedSwaps: number; unappliedChanges: number };
+    const state = row.state as { currentPoint: number; sqrtPrice96: string; liquidity: string; liquidityX: string; lastSwapCheck: { matched: boolean }; unmatchedSwaps: number; unappliedChanges: number };
+    expect(swap.finished).toBe(true);
+    expect(swap.amountIn).toBe(10n ** 15n);
     expect(row.pool_id).toBe(POOL);
     expect(row.tokens).toEqual([X, Y]);
-    expect(row.amounts).toEqual(poolReserves(emergency).map(String));
-    expect(poolReserves(emergency)).not.toEqual(poolReserves(swap.state)); // the removal moved the reserves
-    expect(state.currentPoint).toBe(swap.state.currentPoint);
+    expect(row.amounts).toEqual(reserves(emergency).map(String));
+    expect(reserves(emergency)).not.toEqual(reserves(swap.pool)); // the removal moved the reserves
+    expect(swap.pool.liquidityX).toBeGreaterThan(0n); // X sold into the current point
+    expect(state.currentPoint).toBe(emergency.currentPoint);
+    expect(state.sqrtPrice96).toBe(String(emergency.sqrtPrice96));
     expect(state.liquidity).toBe(String(LIQUIDITY / 2n));
+    expect(state.liquidityX).toBe(String(emergency.liquidityX));
     expect(state.lastSwapCheck.matched).toBe(true);
     expect([state.unmatchedSwaps, state.unappliedChanges]).toEqual([0, 0]);
     const history = await db.kysely.selectFrom('pool_history').select('block_height').where('dex', '=', 'AmmDclA').orderBy('block_height').execute();
