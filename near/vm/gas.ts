@@ -52,7 +52,9 @@ export class GasCounter {
     const left = this.global.value as bigint;
     if (left < 0n) {
       this.burnt = this.limit;
-      throw this.limit === this.maxGasBurnt && this.maxGasBurnt < this.prepaid ? gasLimitExceeded() : gasExceeded();
+      // The meter ran past `limit`; process_gas_limit says GasLimitExceeded when that passes max_gas_burnt, which
+      // it does when the limit is max_gas_burnt (also when prepaid gas equals it: both crossed, nearcore prefers it).
+      throw this.limit === this.maxGasBurnt ? gasLimitExceeded() : gasExceeded();
     }
     this.burnt = this.limit - left;
   }

@@ -541,7 +541,8 @@ export class Contract {
     if (available >= required) return null;
     return {
       kind: 'LackBalanceForState',
-      message: `LackBalanceForState { account_id: ${this.accountId}, amount: ${required - available} }`,
+      // ActionErrorKind::LackBalanceForState's Display (core/primitives/src/errors.rs).
+      message: `The account ${this.accountId} wouldn't have enough balance to cover storage, required to have ${required - available} yoctoNEAR more`,
     };
   }
 
@@ -781,8 +782,10 @@ function makeHost(env: Env): Record<string, HostFn> {
   };
   const pushLog = (message: string): void => {
     const len = BigInt(encoder.encode(message).length);
-    if (st.totalLogLength + len > limits.maxTotalLogLength) throw logLimitExceeded(len);
+    // checked_push_log adds the length before checking, then reports total + len: the new length counts twice
+    // (reachable with UTF-16 that is longer as UTF-8).
     st.totalLogLength += len;
+    if (st.totalLogLength > limits.maxTotalLogLength) throw logLimitExceeded(len);
     st.logs.push(message);
   };
   const accountId = (ptr: bigint, len: bigint): string => {
@@ -908,7 +911,7 @@ function makeHost(env: Env): Record<string, HostFn> {
     viewGuard('promise_batch_action_function_call');
     const amount = getU128(amountPtr);
     const method = memOrReg(methodPtr, methodLen);
-    if (method.length === 0) throw new HostError('EmptyMethodName', 'Empty method name');
+    if (method.length === 0) throw new HostError('EmptyMethodName', 'Tried to call an empty method name.');
     const args = memOrReg(argsPtr, argsLen);
     const { receipt, sir } = receiptOf(promiseIdx);
     let name: string;
@@ -1258,7 +1261,7 @@ function makeHost(env: Env): Record<string, HostFn> {
         let start = 0;
         for (let i = 0; i <= raw.length; i++) {
           if (i === raw.length || raw[i] === 0x2c) {
-            if (i === start) throw new HostError('EmptyMethodName', 'Empty method name');
+            if (i === start) throw new HostError('EmptyMethodName', 'Tried to call an empty method name.');
             try {
               names.push(utf8.decode(raw.subarray(start, i)));
             } catch {
