@@ -16,6 +16,23 @@ import { FIXTURES_DIR } from './harness/fixtures.ts';
 const MAINNET = path.join(FIXTURES_DIR, 'mainnet');
 const never = new AbortController().signal;
 
+/** Resolves once `listener` has every notification committed before the call: PostgreSQL delivers them in commit
+ * order, so one the listener sends itself now arrives after them. */
+async function allNotified(listener: pg.Client): Promise<void> {
+  const channel = 'dexlake_test_sentinel';
+  const arrived = new Promise<void>((resolve) => {
+    const on = (n: pg.Notification) => {
+      if (n.channel !== channel) return;
+      listener.off('notification', on);
+      resolve();
+    };
+    listener.on('notification', on);
+  });
+  await listener.query(`listen ${channel}`);
+  await listener.query(`notify ${channel}`);
+  await arrived;
+}
+
 describe('ingest the mainnet fixture blocks', () => {
   let clean: Record<string, string>;
   let db: Awaited<ReturnType<typeof createMigratedDb>>;
@@ -153,12 +170,12 @@ describe('ingest the mainnet fixture blocks', () => {
     const listener = new pg.Client(other.url);
     await listener.connect();
     const payloads: { height: number; pools: string[]; tokens: string[] }[] = [];
-    listener.on('notification', (n) => payloads.push(JSON.parse(n.payload!)));
+    listener.on('notification', (n) => n.channel === NOTIFY_CHANNEL && payloads.push(JSON.parse(n.payload!)));
     await listener.query(`listen ${NOTIFY_CHANNEL}`);
     try {
       await ingest({ db: other, source: filesSource(MAINNET), from: 114081912, to: 114081912, signal: never });
       await ingest({ db: other, source: filesSource(MAINNET), from: 117969098, to: 117969098, signal: never });
-      await new Promise((r) => setTimeout(r, 200));
+      await allNotified(listener);
       expect(payloads.map((p) => p.height)).toEqual([114081912, 117969098]);
       expect(payloads[0]!.pools).toEqual([]);
       expect(payloads[0]!.tokens).toContain('wallet.kaiching');
@@ -177,6 +194,7 @@ describe('the announcement names every token whose market row a batch changed', 
     await listener.connect();
     const named = new Map<number, string[]>();
     listener.on('notification', (n) => {
+      if (n.channel !== NOTIFY_CHANNEL) return;
       const payload = JSON.parse(n.payload!) as { height: number; tokens: string[] };
       named.set(payload.height, payload.tokens);
     });
@@ -194,7 +212,7 @@ describe('the announcement names every token whose market row a batch changed', 
       for (let height = 1; height <= 60; height++) {
         await ingest({ db, source: realnet('dexlake'), from: height, to: height, signal: never });
         const after = await market();
-        for (let i = 0; i < 100 && !named.has(height); i++) await new Promise((r) => setTimeout(r, 10));
+        await allNotified(listener);
         const tokens = new Set(named.get(height) ?? []);
         for (const [token, row] of after) {
           if (before.get(token) === row) continue;

@@ -11,6 +11,23 @@ import { FIXTURES_DIR } from './harness/fixtures.ts';
 
 const never = new AbortController().signal;
 
+/** Resolves once `listener` has every notification committed before the call: PostgreSQL delivers them in commit
+ * order, so one the listener sends itself now arrives after them. */
+async function allNotified(listener: pg.Client): Promise<void> {
+  const channel = 'dexlake_test_sentinel';
+  const arrived = new Promise<void>((resolve) => {
+    const on = (n: pg.Notification) => {
+      if (n.channel !== channel) return;
+      listener.off('notification', on);
+      resolve();
+    };
+    listener.on('notification', on);
+  });
+  await listener.query(`listen ${channel}`);
+  await listener.query(`notify ${channel}`);
+  await arrived;
+}
+
 describe('AmmA pools from the mainnet fixture blocks', () => {
   let db: Awaited<ReturnType<typeof createMigratedDb>>;
   const payloads: { height: number; pools: string[] }[] = [];
@@ -19,10 +36,10 @@ describe('AmmA pools from the mainnet fixture blocks', () => {
     db = await createMigratedDb();
     const listener = new pg.Client(db.url);
     await listener.connect();
-    listener.on('notification', (n) => payloads.push(JSON.parse(n.payload!)));
+    listener.on('notification', (n) => n.channel === NOTIFY_CHANNEL && payloads.push(JSON.parse(n.payload!)));
     await listener.query(`listen ${NOTIFY_CHANNEL}`);
     await ingest({ db, source: filesSource(path.join(FIXTURES_DIR, 'mainnet')), signal: never, limits: { maxBlocks: 1, idleMs: 60_000 } });
-    await new Promise((r) => setTimeout(r, 200));
+    await allNotified(listener);
     await listener.end();
   });
 

@@ -155,6 +155,23 @@ function eventsOf(height: number): DomainEvent[] {
 
 const block = (height: number): BlockRow => ({ height, hash: `h${height}`, prevHash: `h${height - 1}`, timestampMs: TIMES[height]!, gapBefore: 0 });
 
+/** Resolves once `listener` has every notification committed before the call: PostgreSQL delivers them in commit
+ * order, so one the listener sends itself now arrives after them. */
+async function allNotified(listener: pg.Client): Promise<void> {
+  const channel = 'dexlake_test_sentinel';
+  const arrived = new Promise<void>((resolve) => {
+    const on = (n: pg.Notification) => {
+      if (n.channel !== channel) return;
+      listener.off('notification', on);
+      resolve();
+    };
+    listener.on('notification', on);
+  });
+  await listener.query(`listen ${channel}`);
+  await listener.query(`notify ${channel}`);
+  await arrived;
+}
+
 async function writeInBatches(db: Awaited<ReturnType<typeof createMigratedDb>>, batches: number[][]) {
   for (const heights of batches) await writeBatch(db, prepareBatch(heights.map(block), heights.flatMap(eventsOf)));
 }
@@ -342,11 +359,11 @@ describe('prices, candles and market figures through the store', () => {
     const listener = new pg.Client(other.url);
     await listener.connect();
     const payloads: { height: number; tokens: string[] }[] = [];
-    listener.on('notification', (n) => payloads.push(JSON.parse(n.payload!)));
+    listener.on('notification', (n) => n.channel === NOTIFY_CHANNEL && payloads.push(JSON.parse(n.payload!)));
     await listener.query(`listen ${NOTIFY_CHANNEL}`);
     try {
       await writeInBatches(other, BLOCKS.map((h) => [h]));
-      await new Promise((r) => setTimeout(r, 200));
+      await allNotified(listener);
       // No transfers in these blocks: the tokens are those whose market row changed. 102: carol's swap moved P2
       // (wNEAR/REF): REF repriced, and the wNEAR reserves and so NEAR's (one token in the market) changed liquidity
       // and volume without a new price.
