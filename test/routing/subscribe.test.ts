@@ -7,6 +7,8 @@ import type { WebSocket } from 'ws';
 import { buildServer } from '../../api/server.ts';
 import { parseRouteQuery, routeQueryParams } from '../../api/routing/params.ts';
 import { parseSubscribeMessage } from '../../api/routing/subscribe.ts';
+import type { Dex } from '../../dexes/dex.ts';
+import { DEXES } from '../../dexes/index.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { BlockWriter, eventually, getRoute, inbox } from './helpers.ts';
 
@@ -14,6 +16,25 @@ const REF = 'v2.ref-finance.near';
 const simple = (amounts: bigint[]) => ({ kind: 'simple', tokens: ['alpha.near', 'beta.near'], amounts, totalFee: 30, exchangeFee: 0, referralFee: 0 });
 const PARAMS = { token_in: 'alpha.near', token_out: 'beta.near', amount_in: '1000', max_wait_ms: '1000', slippage_type: 'Fixed', slippage: '0.01', dexes: 'AmmA' };
 const QUERY = new URLSearchParams(PARAMS).toString();
+
+/** The heights of the AmmA:1 states the router made hops of: a route over AmmA after each new graph version makes
+ * them (they are cached per version), so each entry is a round that routed that state. */
+const routedAt: number[] = [];
+/** The real registry, AmmA's hops observed on their way out (nothing else changed). */
+const dexes: Dex[] = DEXES.map((d) =>
+  d.id !== 'AmmA' || d.routing?.hops === undefined
+    ? d
+    : {
+        ...d,
+        routing: {
+          ...d.routing,
+          hops: (pool, ctx) => {
+            if (pool.poolId === '1') routedAt.push(pool.updatedHeight);
+            return d.routing!.hops!(pool, ctx);
+          },
+        },
+      },
+);
 
 /** The socket's text messages, in order. */
 describe('WebSocket /route/subscribe', () => {
@@ -24,7 +45,7 @@ describe('WebSocket /route/subscribe', () => {
     const db = await createMigratedDb();
     writer = new BlockWriter(db);
     await writer.write([{ dex: 'AmmA', contractId: REF, poolId: 1, state: simple([1_000_000n, 2_000_000n]) }]);
-    app = await buildServer({ db, logLevel: 'silent' });
+    app = await buildServer({ db, logLevel: 'silent', dexes });
     await app.ready();
   });
   afterAll(() => app?.close());
@@ -44,17 +65,23 @@ describe('WebSocket /route/subscribe', () => {
     expect(first).toBe(`{"id":1,"routes":${get.body},"height":1}`);
     expect(JSON.parse(first).routes[0].estimated_amount).toEqual({ amount_out: '1992' });
 
-    // A write the query's quotes do not depend on: the same reserves for AmmA:1 and a new AmmA pool of other
-    // tokens (both named by the notification, so the request is routed again), and a pool of a DEX the query does
-    // not ask. A second socket, subscribed to the new pool's pair, tells when the graph has applied it.
+    // A write the query's quotes do not depend on: the same reserves for AmmA:1 (named by the notification, so the
+    // request is routed again), a new AmmC pool of other tokens and a pool of AmmC on the query's pair (a DEX the
+    // query does not ask). A second socket, subscribed to the new pool's pair on AmmC alone, tells when the graph has
+    // applied it; it routes no AmmA, so only the first socket's round routes AmmA:1's new state.
     const probe = await app.injectWS('/route/subscribe');
     const probeBox = inbox(probe);
-    probe.send(JSON.stringify({ id: 100, query: new URLSearchParams({ ...PARAMS, token_in: 'gamma.near', token_out: 'delta.near' }).toString() }));
+    probe.send(JSON.stringify({ id: 100, query: new URLSearchParams({ ...PARAMS, token_in: 'gamma.near', token_out: 'delta.near', dexes: 'AmmC' }).toString() }));
     // Tokens no table holds yet: GET /route's error in place of quotes, and the request stays.
     expect(JSON.parse(await probeBox.next())).toEqual({ id: 100, error: 'Unknown token: gamma.near' });
     await writer.write([
       { dex: 'AmmA', contractId: REF, poolId: 1, state: simple([1_000_000n, 2_000_000n]) },
-      { dex: 'AmmA', contractId: REF, poolId: 9, state: { ...simple([1_000_000n, 1_000_000n]), tokens: ['gamma.near', 'delta.near'] } },
+      {
+        dex: 'AmmC',
+        contractId: 'dex.intear.near',
+        poolId: 9,
+        state: { kind: 'xyk', poolType: 'public', tokens: ['gamma.near', 'delta.near'], amounts: [1_000_000n, 1_000_000n], totalFee: 0, feeReceivers: [], phantomLiquidity: null, totalShares: null },
+      },
       {
         dex: 'AmmC',
         contractId: 'dex.intear.near',
@@ -62,11 +89,12 @@ describe('WebSocket /route/subscribe', () => {
         state: { kind: 'xyk', poolType: 'public', tokens: ['alpha.near', 'beta.near'], amounts: [5n, 5n], totalFee: 0, feeReceivers: [], phantomLiquidity: null, totalShares: null },
       },
     ]);
-    expect(JSON.parse(await probeBox.next())).toMatchObject({ routes: [{ dex_id: 'AmmA' }], height: 2 });
+    expect(JSON.parse(await probeBox.next())).toMatchObject({ routes: [{ dex_id: 'AmmC' }], height: 2 });
     probe.terminate();
-    // Let the first socket's paced round (at most 10x a round of a few ms) run before the next write; had it
-    // resent its unchanged quotes, that message would come before the update below.
-    await new Promise((r) => setTimeout(r, 300));
+    // The first socket's paced round routes block 2's AmmA:1 before the next write (the rest of that round, sending
+    // or not, runs without I/O, so before the write below). Had it resent its unchanged quotes, that message would
+    // come before the update below.
+    await eventually(async () => (routedAt.includes(2) ? true : undefined), 400);
     // Then a change: floor(1000·9970·2 000 000 / (10000·2 000 000 + 1000·9970)) = 996. It is the next message.
     await writer.write([{ dex: 'AmmA', contractId: REF, poolId: 1, state: simple([2_000_000n, 2_000_000n]) }]);
     const update = JSON.parse(await box.next());
