@@ -4,7 +4,8 @@
 // sort by value (unpriced last), the token table leaves out `inner-nep141:` ids (X held inside Ref, not a token of
 // its own) and at phone width shows each token's price and 24 h change on screen. The realnet is seeded ('explorer',
 // fixed genesis): the api's values below are fixed, and each is written out by hand beside the text it must read as
-// (not made with web/src/format.ts, the formatter under test). The stakes are a hosted model's wallet's (peggy.near),
+// (not made with web/src/format.ts, the formatter under test); the USD values are worked out again from the tables
+// (plain SQL), not taken from the api under test. The stakes are a hosted model's wallet's (peggy.near),
 // the wraps a Ref trader's (bob.near).
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +29,22 @@ afterAll(async () => {
 });
 
 const api = async (path: string) => (await fetch(`${site.url}${path}`)).json() as Promise<Record<string, any>>;
+
+/**
+ * An account's non-zero balances with their USD values worked out from the tables themselves, not by the api under
+ * test: balance × the token's price / 10^decimals in PostgreSQL's exact numeric, rounded to 6 significant digits
+ * (half away from zero, as `precision=6` asks), by token; null where the token has no price.
+ */
+async function valuesFromTables(account: string): Promise<Map<string, string | null>> {
+  const { rows } = await db.pool.query<{ token: string; value: string | null }>(
+    `select token, case when v = 0 then '0' else trim_scale(round(v, 5 - floor(log(abs(v)))::int))::text end as value
+     from (select b.token, b.balance::numeric * m.price_usd / 10::numeric ^ t.decimals as v
+       from balances b left join tokens t on t.token = b.token left join token_market m on m.token = b.token
+       where b.account = $1 and b.balance <> 0) x`,
+    [account],
+  );
+  return new Map(rows.map((r) => [r.token, r.value]));
+}
 
 describe('the explorer, issue 32 point 6', () => {
   it('account activity: a stake or a wrap reads as the action, with decimal amounts', async () => {
@@ -68,8 +85,9 @@ describe('the explorer, issue 32 point 6', () => {
     await page.goto(`${site.url}/#/account/peggy.near`);
     await page.waitForSelector('table.balances tbody tr td:nth-child(4)');
     const balances = await api('/balances?account_id=peggy.near&precision=6');
-    // [token, api value_usd, the text shown], in the order the page must show them: 4 significant digits, whole
+    // [token, value_usd, the text shown], in the order the page must show them: 4 significant digits, whole
     // dollars from $1,000 on (thousands separated), the whole number from $10,000 on; RHEA and xRHEA have no price.
+    // The values are the tables' (valuesFromTables), the api's must be the same.
     const rows: [string, string | null, string][] = [
       ['17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1', '16826.7', '$16,827'],
       ['usdt.tether-token.near', '13842.6', '$13,843'],
@@ -83,9 +101,11 @@ describe('the explorer, issue 32 point 6', () => {
       ['token.rhealab.near', null, '-'],
       ['xtoken.rhealab.near', null, '-'],
     ];
+    const fromTables = await valuesFromTables('peggy.near');
+    expect(fromTables.size).toBe(rows.length);
+    for (const [token, value] of rows) expect(fromTables.get(token), token).toBe(value);
     const byToken = new Map(balances.rows.map((r: { token: string; value_usd: string | null }) => [r.token, r.value_usd]));
-    expect(byToken.size).toBe(rows.length);
-    for (const [token, value] of rows) expect(byToken.get(token), token).toBe(value);
+    expect(byToken).toEqual(fromTables);
     const shown = await page.locator('table.balances tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.querySelector('a')!.getAttribute('href'), tr.children[3]!.textContent]));
     expect(shown).toEqual(rows.map(([token, , text]) => [`#/token/${encodeURIComponent(token)}`, text]));
   });

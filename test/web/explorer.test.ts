@@ -6,7 +6,8 @@
 // controls are named, text contrast is WCAG AA, the skip link works; nothing is loaded from another host.
 // The figures the pages show are written out by hand, not made with web/src/format.ts (the formatter under test; its
 // own cases are in format.test.ts): the realnet is seeded ('explorer', fixed genesis), so the api's values below are
-// fixed, and each is checked beside the text it must read as. A realnet change moves them: re-derive both by hand.
+// fixed, and each is checked beside the text it must read as; the balances' USD values are worked out again from the
+// tables (plain SQL), not taken from the api under test. A realnet change moves them: re-derive both.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, strictPage } from '../harness/browser.ts';
@@ -43,6 +44,21 @@ const PAGES = [
 
 const api = async (path: string) => (await fetch(`${site.url}${path}`)).json() as Promise<Record<string, any>>;
 const texts = (selector: string) => page.locator(selector).allTextContents();
+
+/**
+ * An account's non-zero balances with their USD values worked out from the tables themselves, not by the api under
+ * test: balance × the token's price / 10^decimals in PostgreSQL's exact numeric, rounded to 6 significant digits
+ * (half away from zero, as `precision=6` asks), by token; null where the token has no price. And their total.
+ */
+async function valuesFromTables(account: string): Promise<{ rows: [string, string | null][]; total: string }> {
+  const sig6 = (v: string) => `case when ${v} = 0 then '0' else trim_scale(round(${v}, 5 - floor(log(abs(${v})))::int))::text end`;
+  const values = `select b.token, b.balance::numeric * m.price_usd / 10::numeric ^ t.decimals as v
+    from balances b left join tokens t on t.token = b.token left join token_market m on m.token = b.token
+    where b.account = $1 and b.balance <> 0`;
+  const { rows } = await db.pool.query<{ token: string; value: string | null }>(`select token, ${sig6('v')} as value from (${values}) x order by token`, [account]);
+  const { rows: sum } = await db.pool.query<{ total: string }>(`select ${sig6('coalesce(sum(v), 0)')} as total from (${values}) x`, [account]);
+  return { rows: rows.map((r) => [r.token, r.value]), total: sum[0]!.total };
+}
 
 describe('the explorer', () => {
   it('token table: the tokens of /tokens, sortable from the keyboard, searchable, updated by a /ws push', async () => {
@@ -126,8 +142,10 @@ describe('the explorer', () => {
     await page.goto(`${site.url}/#/account/alice.near`);
     await page.waitForSelector('table.activity tbody tr td:nth-child(3)');
     const balances = await api('/balances?account_id=alice.near&precision=6');
-    // At height 360 (the tests above indexed on to it). [api value_usd, the text shown]: millions to at most 2 decimals; else 4 significant digits (explorer-account.test.ts
-    // has the thousands and the unpriced). Alice is Ref's liquidity provider: tens of millions of dollars.
+    // At height 360 (the tests above indexed on to it). [value_usd, the text shown]: millions to at most 2 decimals; else 4 significant digits (explorer-account.test.ts
+    // has the thousands and the unpriced). Alice is Ref's liquidity provider: tens of millions of dollars. The values
+    // are the tables' (valuesFromTables), the api's must be the same.
+    const fromTables = await valuesFromTables('alice.near');
     const values: [string | null, string][] = [
       ['45302000', '$45.3M'],
       ['7.12952', '$7.13'], // 7.130: the trailing zero dropped
@@ -135,11 +153,13 @@ describe('the explorer', () => {
       ['46429000', '$46.43M'],
       ['2551360', '$2.55M'],
     ];
-    expect(balances.rows.map((r: { value_usd: string | null }) => r.value_usd)).toEqual(values.map(([v]) => v));
+    expect(fromTables.rows.map(([, v]) => v)).toEqual(values.map(([v]) => v));
+    expect(balances.rows.map((r: { token: string; value_usd: string | null }) => [r.token, r.value_usd])).toEqual(fromTables.rows);
     // Shown by value, the largest first (explorer-account.test.ts checks the order token by token).
     expect(await texts('table.balances tbody tr td:nth-child(4)')).toEqual(['$53.34M', '$46.43M', '$45.3M', '$2.55M', '$7.13']);
     expect([...(await texts('table.balances tbody tr td:nth-child(4)'))].sort()).toEqual(values.map(([, shown]) => shown).sort());
-    expect(balances.total_value_usd).toBe('147626000');
+    expect(fromTables.total).toBe('147626000');
+    expect(balances.total_value_usd).toBe(fromTables.total);
     expect(await page.locator('section', { hasText: 'Balances' }).locator('p.figure').textContent()).toBe('Total $147.63M');
     const positions = await api('/positions?account_id=alice.near&precision=6');
     expect(positions.rows.length).toBeGreaterThan(0);
