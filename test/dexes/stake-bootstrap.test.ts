@@ -12,7 +12,7 @@ import { stakeB } from '../../dexes/stake-b/index.ts';
 import { stakeC } from '../../dexes/stake-c/index.ts';
 import { stakeD } from '../../dexes/stake-d/index.ts';
 import type { LinearStyleDevnet } from '../../devnet/linear-style.ts';
-import { realnetMarket, realnetRpc } from '../../devnet/realnet/wasm.ts';
+import { realnetMarket } from '../../devnet/realnet/wasm.ts';
 import { META_POOL_NSLP, type StakeADevnet } from '../../devnet/stake-a.ts';
 import { startNearRpc, type NearRpcServer, type RpcBlock, type RpcChain, type RpcViewAnswer } from '../../devnet/rpc.ts';
 import { bootstrap, rpcChainAt } from '../../indexer/bootstrap.ts';
@@ -369,7 +369,7 @@ describe('stake bootstraps on the realnet', () => {
   }, 120_000);
 
   it(`StakeA's read at ${H} from the realnet's node: the model's rate, fee curve and NSLP NEAR`, async () => {
-    const server = await startNearRpc(realnetRpc(undefined, { seed: SEED }, () => H));
+    const server = await startNearRpc(chain().rpc(() => H, undefined));
     try {
       const block = await blockHeader(server.url, H);
       const { events } = await stakeA.bootstrap!.read(rpcChainAt(server.url, block, C));

@@ -7,13 +7,14 @@ import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { DEXES } from '../../dexes/index.ts';
+import type { RealnetRpcChain } from '../../devnet/realnet/rpc.ts';
 import { realnetRpc, type RefRelease } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type RpcChain } from '../../devnet/rpc.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
 import type { BlockSource } from '../../indexer/sources/source.ts';
 import { createMigratedDb } from './db.ts';
-import { realnet } from './realnet.ts';
+import { indexedRealnetDb, realnet } from './realnet.ts';
 
 export interface BootstrapEquality {
   /** Pools rows of the DEX, indexed from 1 and bootstrapped at H, in pool id order. */
@@ -33,13 +34,32 @@ async function poolRows(db: Db, dex: string): Promise<unknown[]> {
 /** The chain a bootstrap is proved on: its blocks, and its JSON-RPC answering at heights up to `final`. */
 export interface SeededChain {
   source(): BlockSource;
+  /** A database of its own holding the chain indexed from genesis to `n`. */
+  indexed(n: number): Promise<Db>;
   rpc(final: () => number, viewStateLimitBytes: number | undefined): RpcChain;
 }
 
-/** The realnet of `seed` with its hosted models (Ref `release`, default the newest), each block made once a test
- * file (`realnet`); its JSON-RPC replays the market. */
+/** Per seed, release and view_state limit, the realnet's JSON-RPC of this file and the height it answers up to. */
+const rpcs = new Map<string, { chain: RealnetRpcChain; final: () => number }>();
+
+/** The realnet of `seed` with its hosted models (Ref `release`, default the newest): its blocks made once (`realnet`),
+ * indexed once (`indexedRealnetDb`), and one JSON-RPC a file, which replays the market only to go back in height. */
 export function realnetChain(seed: string, release?: RefRelease): SeededChain {
-  return { source: () => realnet(seed, release), rpc: (final, limit) => realnetRpc(release, { seed }, final, limit) };
+  return {
+    source: () => realnet(seed, release),
+    indexed: (n) => indexedRealnetDb(seed, n, release),
+    rpc: (final, limit) => {
+      const key = `${seed} ${release} ${limit}`;
+      let rpc = rpcs.get(key);
+      if (rpc === undefined) {
+        const made: { chain?: RealnetRpcChain; final: () => number } = { final };
+        made.chain = realnetRpc(release, { seed }, () => made.final(), limit);
+        rpcs.set(key, (rpc = made as { chain: RealnetRpcChain; final: () => number }));
+      }
+      rpc.final = final;
+      return rpc.chain;
+    },
+  };
 }
 
 /** Indexes `chain` to `n` twice, once through a bootstrap of `dex` at `h`; see the file's header. */
@@ -49,8 +69,7 @@ export async function bootstrapEquality(
   options: { chain: SeededChain; h: number; n: number; viewStateLimitBytes?: number; amounts?: readonly string[] },
 ): Promise<BootstrapEquality> {
   const { chain, h, n } = options;
-  const indexedDb = await createMigratedDb();
-  await ingest({ db: indexedDb, source: chain.source(), to: n, signal: never });
+  const indexedDb = await chain.indexed(n);
 
   const node = await startNearRpc(chain.rpc(() => n, options.viewStateLimitBytes));
   const bootstrappedDb = await createMigratedDb();

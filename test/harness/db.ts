@@ -1,5 +1,8 @@
-// A fresh database per test file, on the server the global setup found, dropped when the file ends.
-import { randomBytes } from 'node:crypto';
+// A fresh database per test file, on the server the global setup found, dropped when the file ends. Databases that
+// many files start from (the migrated schema, a seed's chain indexed to a height) are made once per server as
+// templates and copied (`create database ... template`), which takes a fraction of making them again.
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { connect, quoteIdent, withDatabase, type Db } from '../../db/connect.ts';
@@ -22,10 +25,11 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** Creates an empty database for this file; call at the top level of a test file or in beforeAll. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** Creates an empty database for this file (a copy of `template` when given); call at the top level of a test file
+ * or in beforeAll. */
+export async function createTestDatabase(template?: string): Promise<TestDatabase> {
   const name = `dexlake_test_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`create database ${quoteIdent(name)}`));
+  await admin((c) => c.query(`create database ${quoteIdent(name)}${template === undefined ? '' : ` template ${quoteIdent(template)}`}`));
   let dropped = false;
   const drop = async () => {
     if (dropped) return;
@@ -36,12 +40,83 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return { url: withDatabase(inject('postgresUrl'), name), name, drop };
 }
 
-/** A migrated database and a connection to it, both closed when the file ends. */
-export async function createMigratedDb(): Promise<Db & { url: string; database: TestDatabase }> {
-  const database = await createTestDatabase();
+/**
+ * The template database `key` names on this server, made by `make` the first time any test file asks for it: under
+ * an advisory lock, so that files running at once make it once; under a temporary name until it is whole, so that a
+ * file that failed halfway leaves nothing to copy. Templates stay on the server (a DATABASE_URL server keeps them
+ * between runs: `key` must name everything that makes one).
+ */
+export async function templateDatabase(key: string, make: (url: string) => Promise<void>, from?: string): Promise<string> {
+  const name = `dexlake_tpl_${createHash('sha256').update(key).digest('hex').slice(0, 20)}`;
+  const exists = (c: pg.Client) => c.query(`select 1 from pg_database where datname = $1 and datistemplate`, [name]).then((r) => r.rowCount === 1);
+  return admin(async (c) => {
+    if (await exists(c)) return name;
+    await c.query(`select pg_advisory_lock(hashtext($1))`, [name]);
+    try {
+      if (await exists(c)) return name;
+      const building = `${name}_${randomBytes(4).toString('hex')}`;
+      await c.query(`create database ${quoteIdent(building)}${from === undefined ? '' : ` template ${quoteIdent(from)}`}`);
+      try {
+        await make(withDatabase(inject('postgresUrl'), building));
+      } catch (e) {
+        await c.query(`drop database if exists ${quoteIdent(building)} with (force)`);
+        throw e;
+      }
+      await c.query(`alter database ${quoteIdent(building)} rename to ${quoteIdent(name)}`);
+      await c.query(`alter database ${quoteIdent(name)} is_template true`);
+      return name;
+    } finally {
+      await c.query(`select pg_advisory_unlock(hashtext($1))`, [name]);
+    }
+  });
+}
+
+/** sha256 of the migrations' files: what makes the migrated schema. */
+const migrationsKey = (() => {
+  let key: string | undefined;
+  return () => {
+    if (key !== undefined) return key;
+    const dir = new URL('../../migrations/', import.meta.url);
+    const hash = createHash('sha256');
+    for (const file of readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) hash.update(`${file}\0`).update(readFileSync(new URL(file, dir)));
+    return (key = hash.digest('hex'));
+  };
+})();
+
+/** The migrated schema's template. */
+const migratedTemplate = () =>
+  templateDatabase(`migrated ${migrationsKey()}`, async (url) => {
+    const db = connect(url);
+    try {
+      await migrateToLatest(db.kysely);
+    } finally {
+      await db.close();
+    }
+  });
+
+/**
+ * A database copied from a template (default: the migrated schema; `templateOf` makes one from a migrated database)
+ * and a connection to it, both closed when the file ends.
+ */
+export async function createMigratedDb(template?: { key: string; make: (db: Db) => Promise<void> }): Promise<Db & { url: string; database: TestDatabase }> {
+  const name =
+    template === undefined
+      ? await migratedTemplate()
+      : await templateDatabase(
+          `${migrationsKey()} ${template.key}`,
+          async (url) => {
+            const db = connect(url);
+            try {
+              await template.make(db);
+            } finally {
+              await db.close();
+            }
+          },
+          await migratedTemplate(),
+        );
+  const database = await createTestDatabase(name);
   const db = connect(database.url);
   afterAll(() => db.close());
-  await migrateToLatest(db.kysely);
   return { ...db, url: database.url, database };
 }
 

@@ -1,39 +1,165 @@
-// The realnet as tests read it: each block made once per test file (see `realnet`).
+// The realnet as tests read it: each block made once, then kept on disk between test files and runs.
+//
+// The realnet makes its blocks synchronously, some 20-60 ms each (Ref's wasm and the tokens' run receipt by receipt),
+// and the suite reads tens of thousands of them over a few dozen seeds. `realnet(seed, release)` makes a chain's
+// blocks once, in 20-block chunks written to `node_modules/.cache/dexlake/realnet/<key>/` (DEXLAKE_TEST_CACHE moves
+// the root), and every later reader, in this file or another, in this run or the next, reads them back. The key is
+// the sha256 of every file the blocks come from: the source, each module it imports (transitively, read off the import
+// lines), and the vendored wasm; a change to any of them makes the blocks again. A chunk is written to a temporary
+// name and renamed, so a reader never sees half of one, and two workers making the same chunk write the same bytes.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { RefRelease } from '../../devnet/realnet/wasm.ts';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { parseRefRelease, type RefRelease } from '../../devnet/realnet/wasm.ts';
 import { rawSource } from '../../indexer/sources/raw.ts';
 import { realnetSource } from '../../indexer/sources/realnet.ts';
 import type { BlockSource, RawBlock } from '../../indexer/sources/source.ts';
+import { ingest } from '../../indexer/pipeline.ts';
+import type { Db } from '../../db/connect.ts';
+import { createMigratedDb } from './db.ts';
 
 const never = new AbortController().signal;
+const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
+const CHUNK = 20;
 
-/** Per source name (release and seed), the blocks realnetSource has made so far (by height), and its run that makes the next ones. */
-const chains = new Map<string, { made: Map<number, RawBlock & { kind: 'message' }>; last: number; run: AsyncIterator<RawBlock> }>();
+/** The files a module depends on: itself and what its relative imports reach, in path order. */
+function importClosure(entries: string[]): string[] {
+  const seen = new Set<string>();
+  const todo = [...entries];
+  while (todo.length) {
+    const file = todo.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+\.ts)'/g)) todo.push(path.resolve(path.dirname(file), m[1]!));
+  }
+  return [...seen].sort();
+}
+
+let codeKey: string | undefined;
+/** sha256 of the code and the wasm that make the realnet's blocks (16 hex digits). */
+export function realnetCodeKey(): string {
+  if (codeKey !== undefined) return codeKey;
+  const wasmDir = path.join(ROOT, 'near/vm/wasm');
+  const files = [
+    ...importClosure([path.join(ROOT, 'indexer/sources/realnet.ts'), path.join(ROOT, 'devnet/realnet/wasm.ts')]),
+    ...readdirSync(wasmDir).filter((n) => n.endsWith('.wasm.gz')).sort().map((n) => path.join(wasmDir, n)),
+  ];
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${path.relative(ROOT, file)}\0`).update(readFileSync(file)).update('\0');
+  return (codeKey = hash.digest('hex').slice(0, 16));
+}
+
+export const testCacheRoot = (): string => process.env.DEXLAKE_TEST_CACHE ?? path.join(ROOT, 'node_modules/.cache/dexlake');
+
+type Made = RawBlock & { kind: 'message' };
+
+interface Chain {
+  dir: string;
+  made: Map<number, Buffer>;
+  /** The run that makes the blocks not on disk, from genesis, and the last height it made. */
+  run?: { next: () => Promise<Made>; last: number };
+}
+
+/** Per source name (release and seed), the blocks read or made so far in this process. */
+const chains = new Map<string, Chain>();
+
+const chunkFile = (chain: Chain, chunk: number): string => path.join(chain.dir, `${String(chunk * CHUNK + 1).padStart(8, '0')}.jsonl.gz`);
+
+function readChunk(chain: Chain, chunk: number): boolean {
+  let lines: Buffer;
+  try {
+    lines = gunzipSync(readFileSync(chunkFile(chain, chunk)));
+  } catch {
+    return false;
+  }
+  let start = 0;
+  for (let h = chunk * CHUNK + 1; h <= (chunk + 1) * CHUNK; h++) {
+    const end = lines.indexOf(0x0a, start);
+    chain.made.set(h, lines.subarray(start, end));
+    start = end + 1;
+  }
+  return true;
+}
+
+function writeChunk(chain: Chain, chunk: number): void {
+  const bodies: Buffer[] = [];
+  for (let h = chunk * CHUNK + 1; h <= (chunk + 1) * CHUNK; h++) bodies.push(chain.made.get(h)!, Buffer.from('\n'));
+  const file = chunkFile(chain, chunk);
+  const tmp = `${file}.${process.pid}.tmp`;
+  mkdirSync(chain.dir, { recursive: true });
+  writeFileSync(tmp, gzipSync(Buffer.concat(bodies), { level: 1 }));
+  renameSync(tmp, file);
+}
+
+/** The body of block `height` of `chain`: from memory, from disk, or made (with the rest of its chunk, written). */
+async function blockOf(name: string, chain: Chain, height: number, make: () => AsyncIterator<RawBlock>): Promise<Buffer> {
+  const chunk = Math.floor((height - 1) / CHUNK);
+  if (!chain.made.has(height) && !readChunk(chain, chunk)) {
+    if (chain.run === undefined) {
+      const it = make();
+      chain.run = { next: async () => (await it.next()).value as Made, last: 0 };
+    }
+    const run = chain.run;
+    while (run.last < (chunk + 1) * CHUNK) {
+      // One turn of the event loop a block: the chain makes blocks synchronously, and seconds without a turn leave
+      // the database clients' sockets unread (their connections time out).
+      await nextTurn();
+      const block = await run.next();
+      run.last = block.height;
+      chain.made.set(block.height, Buffer.from(block.body));
+      if (block.height % CHUNK === 0) writeChunk(chain, block.height / CHUNK - 1);
+    }
+  }
+  const body = chain.made.get(height);
+  if (body === undefined) throw new Error(`${name}: no block ${height}`);
+  return body;
+}
 
 /**
- * realnetSource of `seed` (Ref `release`, default the newest), each block made once per test file. The source
- * rebuilds its chain from the seed on every run (a restart replays every block before the checkpoint, at some 80
- * blocks/s); here one run makes the blocks and
- * every later run, of any database, is given the ones it asks for again, as bytes of its own (a decode worker takes
- * the bytes it is given). Each block comes after a turn of the event loop: the chain makes its blocks synchronously,
- * and seconds without one leave the database clients' sockets unread (their connections time out).
+ * realnetSource of `seed` (Ref `release`, default the newest) with its hosted models, each block made once and kept on
+ * disk (above). Every run, of any database, is given the blocks it asks for as bytes of its own (a decode worker
+ * takes the bytes it is given), one event-loop turn apart.
  */
 export function realnet(seed: string, release?: RefRelease): BlockSource {
-  const inner = realnetSource({ seed, speed: 0, release });
+  const ref = parseRefRelease(release);
+  const inner = realnetSource({ seed, speed: 0, release: ref });
   return rawSource(inner.name, inner.sparse, async function* (range, signal) {
     let chain = chains.get(inner.name);
-    if (chain === undefined) chains.set(inner.name, (chain = { made: new Map(), last: 0, run: inner.raw({}, never)[Symbol.asyncIterator]() }));
+    if (chain === undefined) chains.set(inner.name, (chain = { dir: path.join(testCacheRoot(), 'realnet', realnetCodeKey(), `${ref}-${seed}`), made: new Map() }));
     for (let height = range.from ?? 1; range.to === undefined || height <= range.to; height++) {
       await nextTurn();
       if (signal.aborted) return;
-      while (chain.last < height) {
-        const block = (await chain.run.next()).value as RawBlock & { kind: 'message' };
-        chain.made.set(block.height, block);
-        chain.last = block.height;
-      }
-      const block = chain.made.get(height);
-      if (block !== undefined) yield { ...block, body: Buffer.from(block.body) };
+      const body = await blockOf(inner.name, chain, height, () => inner.raw({}, never)[Symbol.asyncIterator]());
+      yield { kind: 'message', height, body: Buffer.from(body) };
     }
   });
 }
 
+let indexerKey: string | undefined;
+/** sha256 of every file that makes the indexer's tables out of blocks (the folders it and its imports live in). */
+function indexerCodeKey(): string {
+  if (indexerKey !== undefined) return indexerKey;
+  const hash = createHash('sha256');
+  for (const dir of ['db', 'dexes', 'indexer', 'migrations', 'near']) {
+    for (const file of (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort()) {
+      hash.update(`${dir}/${file}\0`).update(readFileSync(path.join(ROOT, dir, file))).update('\0');
+    }
+  }
+  return (indexerKey = hash.digest('hex').slice(0, 16));
+}
+
+/**
+ * A database holding the realnet of `seed` (Ref `release`) indexed from genesis to `to` (`ingest`, its checkpoint
+ * at `to`), closed and dropped when the file ends: a copy of a template made once per server and code (db.ts).
+ */
+export function indexedRealnetDb(seed: string, to: number, release?: RefRelease): Promise<Db & { url: string }> {
+  const ref = parseRefRelease(release);
+  return createMigratedDb({
+    key: `realnet ${realnetCodeKey()} ${indexerCodeKey()} ${ref}-${seed} to ${to}`,
+    make: async (db) => void (await ingest({ db, source: realnet(seed, ref), to, signal: never, workers: 0 })),
+  });
+}

@@ -1,5 +1,6 @@
 // The explorer over seeded chain data: a database filled by ingesting the realnet `npm start` runs (the real
-// pipeline), the real api serving it and the built explorer (web/dist, `npm run build:web`), listening on a free port.
+// pipeline; a database from `indexedRealnetDb` already holds it), the real api serving it and the built explorer
+// (web/dist, `npm run build:web`), listening on a free port.
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -8,7 +9,7 @@ import { EXPLORER_DIST } from '../../api/explorer.ts';
 import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { realnetSource } from '../../indexer/sources/realnet.ts';
+import { realnet } from './realnet.ts';
 
 const never = new AbortController().signal;
 
@@ -27,7 +28,7 @@ export interface Site {
 export async function startSite(db: Db, seed: string, height: number): Promise<Site> {
   if (!existsSync(path.join(EXPLORER_DIST, 'index.html'))) throw new Error('the explorer is not built: npm run build:web');
   const ingestTo = async (to: number) => {
-    await ingest({ db, source: realnetSource({ seed, speed: 0 }), to, signal: never, workers: 0 });
+    await ingest({ db, source: realnet(seed), to, signal: never, workers: 0 });
   };
   await ingestTo(height);
   const app = await buildServer({ db, logLevel: 'silent' });

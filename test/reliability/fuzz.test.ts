@@ -34,8 +34,7 @@ import { POOL_SORT_FIELDS } from '../../api/tokens/methods/pools.ts';
 import { NUMERIC_FIELDS, REPUTATIONS, TOKEN_FIELD_NAMES } from '../../api/tokens/token-fields.ts';
 import { TRADE_FIELDS, TRANSFER_FIELDS } from '../../api/tokens/methods/history.ts';
 import { DEX_IDS } from '../../dexes/index.ts';
-import { createMigratedDb } from '../harness/db.ts';
-import { ingestTo } from '../tokens/harness.ts';
+import { indexedDb } from '../tokens/harness.ts';
 
 /** Generated inputs per surface (10,500 in all). */
 const RUNS = {
@@ -53,7 +52,7 @@ const WS_MESSAGES_PER_CONNECTION = 250;
 // ---------------------------------------------------------------------------------------------------------------
 // Server, data, and the watchers of crashes and logged failures.
 
-const db = await createMigratedDb();
+const db = await indexedDb(300);
 let app: FastifyInstance;
 let port = 0;
 const counts: Record<string, number> = {};
@@ -86,7 +85,6 @@ let data: Data;
 beforeAll(async () => {
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onUncaught);
-  await ingestTo(db, 300);
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
       for (const line of chunk.toString().split('\n')) {

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
 import { ingest } from '../../indexer/pipeline.ts';
-import { realnet } from '../harness/realnet.ts';
+import { indexedRealnetDb, realnet } from '../harness/realnet.ts';
 
 export const SEED = 'tokens';
 const never = new AbortController().signal;
@@ -15,6 +15,9 @@ const never = new AbortController().signal;
 export async function ingestTo(db: Db, to: number): Promise<void> {
   await ingest({ db, source: realnet(SEED), to, signal: never, workers: 0 });
 }
+
+/** A database of this file's own holding the realnet chain of SEED indexed from genesis to `to` (made once a run). */
+export const indexedDb = (to: number): Promise<Db & { url: string }> => indexedRealnetDb(SEED, to);
 
 export async function startServer(db: Db): Promise<{ app: FastifyInstance; wsUrl: string }> {
   const app = await buildServer({ db, logLevel: 'silent' });

@@ -13,7 +13,7 @@ import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { realnet } from '../harness/realnet.ts';
-import { ingestTo, SEED, SocketClient, startServer } from './harness.ts';
+import { indexedDb, SEED, SocketClient, startServer } from './harness.ts';
 
 const H = 150;
 // The realnet of SEED launches miko2.aidols.near at block 579 (the hosted Launch model's successor to a graduated
@@ -37,8 +37,7 @@ let genesis: Served;
 let booted: Served;
 
 beforeAll(async () => {
-  const a = await createMigratedDb();
-  await ingestTo(a, N);
+  const a = await indexedDb(N);
   const b = await createMigratedDb();
   const node = await startNearRpc(realnetRpc(undefined, { seed: SEED }, () => N));
   try {

@@ -13,10 +13,9 @@ import { tokenDataRoutes } from '../../api/tokens/plugin.ts';
 import { paramsFromQuery } from '../../api/tokens/query.ts';
 import { CreditBudget } from '../../api/tokens/rate-limit.ts';
 import { METHODS, METHODS_BY_NAME } from '../../api/tokens/registry.ts';
-import { createMigratedDb } from '../harness/db.ts';
-import { ingestTo, SocketClient, startServer, type Message } from './harness.ts';
+import { indexedDb, ingestTo, SocketClient, startServer, type Message } from './harness.ts';
 
-const db = await createMigratedDb();
+const db = await indexedDb(300);
 let app: FastifyInstance;
 let socket: SocketClient;
 let head: { height: number; timestamp_ms: number };
@@ -28,7 +27,6 @@ const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const LINEAR = 'linear-protocol.near';
 
 beforeAll(async () => {
-  await ingestTo(db, 300);
   const server = await startServer(db);
   app = server.app;
   socket = await SocketClient.open(server.wsUrl);

@@ -4,10 +4,9 @@
 // calling the method under test a second time.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMigratedDb } from '../harness/db.ts';
-import { ingestTo, SocketClient, startServer, type Message } from './harness.ts';
+import { indexedDb, ingestTo, SocketClient, startServer, type Message } from './harness.ts';
 
-const db = await createMigratedDb();
+const db = await indexedDb(300);
 let app: FastifyInstance;
 let socket: SocketClient;
 let head: { height: number; timestamp_ms: number };
@@ -34,7 +33,6 @@ let prices: Map<string, string>;
 let decimals: Map<string, number>;
 
 beforeAll(async () => {
-  await ingestTo(db, 300);
   const server = await startServer(db);
   app = server.app;
   socket = await SocketClient.open(server.wsUrl);

@@ -4,10 +4,9 @@
 // SQL on the `trades` table; the rows' form from trades.query over HTTP.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMigratedDb } from '../harness/db.ts';
-import { ingestTo, SocketClient, startServer, type Message } from './harness.ts';
+import { indexedDb, ingestTo, SocketClient, startServer, type Message } from './harness.ts';
 
-const db = await createMigratedDb();
+const db = await indexedDb(300);
 let app: FastifyInstance;
 let wsUrl: string;
 const clients: SocketClient[] = [];
@@ -15,7 +14,6 @@ const clients: SocketClient[] = [];
 const WNEAR = 'wrap.near';
 
 beforeAll(async () => {
-  await ingestTo(db, 300);
   ({ app, wsUrl } = await startServer(db));
 }, 120_000);
 afterAll(async () => {

@@ -3,10 +3,9 @@
 // Expected states come from SQL on the tables or from tokens.get over HTTP at the same height.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMigratedDb } from '../harness/db.ts';
-import { ingestTo, SocketClient, startServer, type Message } from './harness.ts';
+import { indexedDb, ingestTo, SocketClient, startServer, type Message } from './harness.ts';
 
-const db = await createMigratedDb();
+const db = await indexedDb(300);
 let app: FastifyInstance;
 let wsUrl: string;
 const clients: SocketClient[] = [];
@@ -16,7 +15,6 @@ const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const FIELDS = ['price_usd', 'liquidity_usd', 'volume_usd_24h', 'holders'];
 
 beforeAll(async () => {
-  await ingestTo(db, 300);
   ({ app, wsUrl } = await startServer(db));
 }, 120_000);
 afterAll(async () => {

@@ -7,10 +7,10 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEXES } from '../../dexes/index.ts';
 import { launchChromium, strictPage } from '../harness/browser.ts';
-import { createMigratedDb } from '../harness/db.ts';
+import { indexedRealnetDb } from '../harness/realnet.ts';
 import { startSite, type Site } from '../harness/site.ts';
 
-const db = await createMigratedDb();
+const db = await indexedRealnetDb('explorer-realnet', 150);
 let site: Site;
 let browser: Browser;
 let page: Page;

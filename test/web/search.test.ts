@@ -5,7 +5,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, strictPage } from '../harness/browser.ts';
-import { createMigratedDb } from '../harness/db.ts';
+import { indexedRealnetDb } from '../harness/realnet.ts';
 import { startSite, type Site } from '../harness/site.ts';
 import { BlockWriter } from '../routing/helpers.ts';
 
@@ -13,7 +13,7 @@ const HEIGHT = 60;
 const NEEDLE = 'zz-needle.near';
 const metadata = (contractId: string, symbol: string, name: string) => ({ kind: 'token_metadata', contractId, spec: 'ft-1.0.0', name, symbol, icon: null, reference: null, decimals: 18, source: 'init' });
 
-const db = await createMigratedDb();
+const db = await indexedRealnetDb('search', HEIGHT);
 let site: Site;
 let browser: Browser;
 let page: Page;

@@ -5,10 +5,10 @@ import createClient from 'openapi-fetch';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { paths } from '../../web/src/api-types.ts';
-import { createMigratedDb } from '../harness/db.ts';
+import { indexedRealnetDb } from '../harness/realnet.ts';
 import { startSite, type Site } from '../harness/site.ts';
 
-const db = await createMigratedDb();
+const db = await indexedRealnetDb('typed-client', 120);
 let site: Site;
 
 beforeAll(async () => {
