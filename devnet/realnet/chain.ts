@@ -92,6 +92,8 @@ export interface ChainReceipt {
  */
 export interface HostedContract {
   run(call: HostedCall): HostedResult;
+  /** Its own state now (what the model keeps in JavaScript), to come back to: a function that puts it back. */
+  save?(): () => void;
 }
 
 export interface HostedCall {
@@ -303,11 +305,23 @@ export class RealnetChain {
   }
 
   /**
-   * The chain as it is now, to come back to: every account's balance, nonce and contract storage, the receipts and
-   * data in flight, the height. Restoring it undoes whatever was submitted and produced since (a test's "what if").
+   * The chain as it is now, to come back to: every account's balance, nonce and contract storage, each hosted
+   * model's storage and its own state (`HostedContract.save`, for the models hosted now), the receipts and data in
+   * flight, the block being built, the height. Restoring it undoes whatever was submitted and produced since (a
+   * test's "what if").
    */
   save(): () => void {
-    const accounts = [...this.accounts].map(([id, a]) => ({ a, amount: a.amount, nonce: a.nonce, storage: a.contract ? new Map(a.contract.storage) : null, account: a.contract ? { ...a.contract.account } : null, id }));
+    const accounts = [...this.accounts].map(([id, a]) => ({
+      a,
+      amount: a.amount,
+      nonce: a.nonce,
+      storage: a.contract ? new Map(a.contract.storage) : null,
+      account: a.contract ? { ...a.contract.account } : null,
+      hostedStorage: a.hosted ? new Map(a.hosted.storage) : null,
+      id,
+    }));
+    // One model may play many accounts: its state is saved once.
+    const models = [...new Set(accounts.flatMap(({ a }) => (a.hosted ? [a.hosted.model] : [])))].map((m) => m.save?.());
     const inbox = [...this.inbox].map(([h, list]) => [h, [...list]] as const);
     const waiting = [...this.waiting].map(([id, w]) => [id, { receipt: w.receipt, missing: new Set(w.missing) }] as const);
     const data = new Map(this.data);
@@ -315,8 +329,10 @@ export class RealnetChain {
     const { height, prevHash, txCounter } = this;
     const submitted = [...this.submitted];
     const executed = this.executed.length;
+    // A model's transaction runs at once (`transactNow`): its outcomes are already in the block being built.
+    const building = { transactions: [...this.building.transactions], outcomes: [...this.building.outcomes], changes: [...this.building.changes] };
     return () => {
-      for (const { a, amount, nonce, storage, account } of accounts) {
+      for (const { a, amount, nonce, storage, account, hostedStorage } of accounts) {
         a.amount = amount;
         a.nonce = nonce;
         if (a.contract && storage && account) {
@@ -324,7 +340,12 @@ export class RealnetChain {
           for (const [k, v] of storage) a.contract.storage.set(k, v);
           Object.assign(a.contract.account, account);
         }
+        if (a.hosted && hostedStorage) {
+          a.hosted.storage.clear();
+          for (const [k, v] of hostedStorage) a.hosted.storage.set(k, v);
+        }
       }
+      for (const restore of models) restore?.();
       for (const id of [...this.accounts.keys()]) if (!accounts.some((x) => x.id === id)) this.accounts.delete(id);
       this.inbox.clear();
       for (const [h, list] of inbox) this.inbox.set(h, [...list]);
@@ -337,6 +358,7 @@ export class RealnetChain {
       Object.assign(this, { height, prevHash, txCounter });
       this.submitted = [...submitted];
       this.executed.length = executed;
+      this.building = { transactions: [...building.transactions], outcomes: [...building.outcomes], changes: [...building.changes] };
     };
   }
 

@@ -73,7 +73,15 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
   /** Now and then a model's successful receipt logs one more line, in a format no decoder knows (see `HostedModels`). */
   trickle: { rng: Rng; lines: Map<string, string[]> } | null = null;
 
+  /** What the models keep in JavaScript (set by `HostedModels`): what `save` puts back, with this object's own. */
+  state: unknown[] = [];
+
   constructor(readonly realnet: RealnetChain) {}
+
+  /** The models' state now (RealnetChain.save calls it beside the chain's): the chain itself is left to its own. */
+  save(): () => void {
+    return snapshot([this, ...this.state], (o) => o === this.realnet);
+  }
 
   get height(): number {
     return this.realnet.height;
@@ -150,6 +158,60 @@ class HostedChain implements ModelChain, ReceiptHost, HostedContract {
       return { logs, error: error.message, writes: [], receipts: [], value: empty };
     }
   }
+}
+
+/**
+ * Everything reachable from `roots` as it is now, to put back in place: each object's own fields, each Map's and
+ * Set's entries, each array's items, recorded shallowly per object (the objects they hold are recorded in turn), so
+ * a restore gives the same objects back their contents, whoever holds them, and drops what was added since. Not
+ * entered: `skip` objects, functions (a model's handlers keep no state of their own) and byte arrays (values the
+ * models replace, never change in place).
+ */
+function snapshot(roots: readonly unknown[], skip: (o: object) => boolean): () => void {
+  const restores: Array<() => void> = [];
+  const seen = new Set<object>();
+  const todo: unknown[] = [...roots];
+  while (todo.length) {
+    const o = todo.pop();
+    if (typeof o !== 'object' || o === null || seen.has(o) || skip(o) || ArrayBuffer.isView(o)) continue;
+    seen.add(o);
+    if (o instanceof Map) {
+      const entries = [...o];
+      for (const [k, v] of entries) todo.push(k, v);
+      restores.push(() => {
+        o.clear();
+        for (const [k, v] of entries) o.set(k, v);
+      });
+    } else if (o instanceof Set) {
+      const items = [...o];
+      for (const v of items) todo.push(v);
+      restores.push(() => {
+        o.clear();
+        for (const v of items) o.add(v);
+      });
+    } else if (Array.isArray(o)) {
+      const items = [...o];
+      for (const v of items) todo.push(v);
+      restores.push(() => {
+        o.length = items.length;
+        items.forEach((v, i) => (o[i] = v));
+      });
+    } else {
+      const fields = Object.entries(o);
+      for (const [, v] of fields) todo.push(v);
+      // A frozen object cannot have changed.
+      if (Object.isFrozen(o)) continue;
+      const record = o as Record<string, unknown>;
+      const keys = new Set(fields.map(([k]) => k));
+      restores.push(() => {
+        for (const key of Object.keys(record)) if (!keys.has(key)) delete record[key];
+        for (const [k, v] of fields) record[k] = v;
+      });
+    }
+  }
+  return () => {
+    for (const restore of restores) restore();
+  };
 }
 
 /** A call's JSON arguments (none, or not an object: {}). */
@@ -368,6 +430,7 @@ export class HostedModels {
       for (const { contractId, line } of unknownFormatLines(contracts)) if (modelContracts.has(contractId)) lines.set(contractId, [...(lines.get(contractId) ?? []), line]);
       chain.trickle = { rng: new Rng(`${options.seed}|unknown-formats`), lines };
     }
+    chain.state = [this.world, this.dexes, this.arbitrage];
   }
 
   /** `near_deposit` of `amount` by `account`, registered first: wrap.near's `near_deposit` charges an unregistered

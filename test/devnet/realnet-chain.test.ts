@@ -2,9 +2,14 @@
 // the Ref script does not take: a receipt that returns a promise hands the receipts waiting on it to that promise
 // (nearcore's output data receivers), `promise_and` joins two results into one callback, a failed dependency reaches
 // the callback as `failed`, a call to an account without code fails and refunds, and the order receipts run in.
+// And `save()` on the market with its hosted models: a restore undoes a model's change.
 import { describe, expect, it } from 'vitest';
 import { normalizeStreamerMessage } from '../../near/block.ts';
 import { RealnetChain, type ExecutedReceipt } from '../../devnet/realnet/chain.ts';
+import { WRAP } from '../../devnet/realnet/market.ts';
+import { realnetMarket } from '../../devnet/realnet/wasm.ts';
+import type { AmmDclADevnet } from '../../devnet/amm-dcl-a.ts';
+import type { StakeBDevnet } from '../../devnet/stake-b.ts';
 
 const TGAS = 10n ** 12n;
 const Y = 10n ** 24n;
@@ -247,4 +252,52 @@ describe("realnet chain: txReceipts 'nearcore'", () => {
     expect(blocks[0]!.shards[0]!.chunk!.transactions).toHaveLength(2);
     expect(blocks[1]!.shards[0]!.receiptOutcomes[0]!.txHash).toBe(blocks[0]!.shards[0]!.chunk!.transactions[0]!.hash);
   });
+});
+
+describe('realnet chain: save() with the hosted models', () => {
+  it("a restore undoes a hosted model's change: its JavaScript state, its storage, the real tokens, the block being built", () => {
+    const market = realnetMarket(undefined, { seed: 'save-models', models: true, recordTrades: true });
+    while (!market.trading) market.next(); // the models set up in the first block that trades
+    for (let i = 0; i < 3; i++) market.next();
+    const { chain } = market;
+    const models = market.models!;
+    const dcl = models.dexes.find((d) => d.id === 'AmmDclA') as AmmDclADevnet;
+    // StakeB (LiNEAR's model) keeps its state in its storage too.
+    const stake = models.dexes.find((d) => d.id === 'StakeB') as StakeBDevnet;
+    const poolId = [...dcl.pools.keys()].find((id) => id.split('|').includes(WRAP))!;
+    const trader = 'erin.near';
+    const text = (v: unknown) => JSON.stringify(v, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x instanceof Uint8Array ? Buffer.from(x).toString('base64') : x instanceof Map ? [...x] : x));
+    const look = () => ({
+      pool: text(dcl.pools.get(poolId)),
+      model: text([[...dcl.pools], [...dcl.positions], dcl.reserves(), stake.rate()]),
+      storage: text(chain.storageOf(models.world.contracts.StakeB)),
+      trades: models.trades.length,
+      rng: text(models.world.rng),
+      wnear: chain.view<string>(WRAP, 'ft_balance_of', { account_id: trader }),
+      near: chain.balance(trader),
+      height: chain.height,
+    });
+    // Saved in the middle of a block: a model's transaction already in it (a model's runs at once).
+    dcl.swap(models.world, trader, [poolId], WRAP, 10n ** 24n, 0n);
+    const before = look();
+    const restore = chain.save();
+    // The models' change: a wallet's swap on AmmDclA (the real wNEAR's ft_transfer_call to the model) and its stake on
+    // StakeB, then a block of the models' seeded actions.
+    const act = (): string => {
+      dcl.swap(models.world, trader, [poolId], WRAP, 10n ** 24n, 0n);
+      stake.stake(models.world, trader, 10n * 10n ** 24n);
+      models.act();
+      return text(chain.produceBlock());
+    };
+    const block = act();
+    const after = look();
+    for (const key of ['pool', 'model', 'storage', 'trades', 'rng', 'wnear', 'near', 'height'] as const) expect(after[key], key).not.toEqual(before[key]);
+    restore();
+    expect(look()).toEqual(before);
+    // The same actions on the restored chain make the same block, byte for byte.
+    expect(act()).toBe(block);
+    expect(look()).toEqual(after);
+    restore();
+    expect(look()).toEqual(before);
+  }, 120_000);
 });
