@@ -29,12 +29,15 @@ const decoder = new TextDecoder();
 
 export class RealnetRpcChain implements RpcChain {
   readonly chainId = 'realnet';
+  /** Contracts with more state than this are not served by view_state. */
+  viewStateLimitBytes: number;
   private market: RealnetMarket;
   /** Every block produced so far, by height (kept across replays: the same seed gives the same blocks). */
   private readonly headers: Header[] = [];
 
   constructor(private readonly options: RealnetRpcOptions) {
     this.market = options.market();
+    this.viewStateLimitBytes = options.viewStateLimitBytes ?? VIEW_STATE_LIMIT_BYTES;
   }
 
   /** The market with its state after block `height`. */
@@ -81,7 +84,7 @@ export class RealnetRpcChain implements RpcChain {
     if (storage === null) return [];
     let size = 0;
     for (const [key, value] of storage) size += key.length + value.length;
-    if (size > (this.options.viewStateLimitBytes ?? VIEW_STATE_LIMIT_BYTES)) return 'too_large';
+    if (size > this.viewStateLimitBytes) return 'too_large';
     const prefix = Buffer.from(prefixBase64, 'base64').toString('latin1');
     return [...storage.keys()]
       .filter((k) => k.startsWith(prefix))

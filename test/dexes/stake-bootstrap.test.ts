@@ -369,7 +369,7 @@ describe('stake bootstraps on the realnet', () => {
   }, 120_000);
 
   it(`StakeA's read at ${H} from the realnet's node: the model's rate, fee curve and NSLP NEAR`, async () => {
-    const server = await startNearRpc(chain().rpc(() => H, undefined));
+    const server = await startNearRpc(await chain().rpc(H, undefined));
     try {
       const block = await blockHeader(server.url, H);
       const { events } = await stakeA.bootstrap!.read(rpcChainAt(server.url, block, C));

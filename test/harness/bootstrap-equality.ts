@@ -7,14 +7,14 @@ import { buildServer } from '../../api/server.ts';
 import type { Db } from '../../db/connect.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { DEXES } from '../../dexes/index.ts';
-import type { RealnetRpcChain } from '../../devnet/realnet/rpc.ts';
+import { VIEW_STATE_LIMIT_BYTES, type RealnetRpcChain } from '../../devnet/realnet/rpc.ts';
 import { realnetRpc, type RefRelease } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type RpcChain } from '../../devnet/rpc.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
 import type { BlockSource } from '../../indexer/sources/source.ts';
 import { createMigratedDb } from './db.ts';
-import { indexedRealnetDb, realnet } from './realnet.ts';
+import { indexedRealnetDb, realnet, realnetHeaders } from './realnet.ts';
 
 export interface BootstrapEquality {
   /** Pools rows of the DEX, indexed from 1 and bootstrapped at H, in pool id order. */
@@ -36,28 +36,33 @@ export interface SeededChain {
   source(): BlockSource;
   /** A database of its own holding the chain indexed from genesis to `n`. */
   indexed(n: number): Promise<Db>;
-  rpc(final: () => number, viewStateLimitBytes: number | undefined): RpcChain;
+  rpc(final: number, viewStateLimitBytes: number | undefined): Promise<RpcChain>;
 }
 
-/** Per seed, release and view_state limit, the realnet's JSON-RPC of this file and the height it answers up to. */
-const rpcs = new Map<string, { chain: RealnetRpcChain; final: () => number }>();
+/** Per seed and release, the realnet's JSON-RPC of this file (its market replays only to go back in height). */
+const rpcs = new Map<string, RealnetRpcChain>();
 
 /** The realnet of `seed` with its hosted models (Ref `release`, default the newest): its blocks made once (`realnet`),
- * indexed once (`indexedRealnetDb`), and one JSON-RPC a file, which replays the market only to go back in height. */
+ * indexed once (`indexedRealnetDb`), and one JSON-RPC a file, whose blocks are the made ones: its market runs only to
+ * the heights asked about. */
 export function realnetChain(seed: string, release?: RefRelease): SeededChain {
   return {
     source: () => realnet(seed, release),
     indexed: (n) => indexedRealnetDb(seed, n, release),
-    rpc: (final, limit) => {
-      const key = `${seed} ${release} ${limit}`;
-      let rpc = rpcs.get(key);
-      if (rpc === undefined) {
-        const made: { chain?: RealnetRpcChain; final: () => number } = { final };
-        made.chain = realnetRpc(release, { seed }, () => made.final(), limit);
-        rpcs.set(key, (rpc = made as { chain: RealnetRpcChain; final: () => number }));
-      }
-      rpc.final = final;
-      return rpc.chain;
+    rpc: async (final, limit) => {
+      const key = `${seed} ${release}`;
+      let chain = rpcs.get(key);
+      if (chain === undefined) rpcs.set(key, (chain = realnetRpc(release, { seed }, () => final)));
+      chain.viewStateLimitBytes = limit ?? VIEW_STATE_LIMIT_BYTES;
+      const headers = await realnetHeaders(seed, final, release);
+      const inner = chain;
+      return {
+        chainId: inner.chainId,
+        final: () => headers.get(final)!,
+        block: (height) => headers.get(height) ?? null,
+        view: (height, contractId, method, args) => inner.view(height, contractId, method, args),
+        storage: (height, contractId, prefix) => inner.storage(height, contractId, prefix),
+      };
     },
   };
 }
@@ -71,7 +76,7 @@ export async function bootstrapEquality(
   const { chain, h, n } = options;
   const indexedDb = await chain.indexed(n);
 
-  const node = await startNearRpc(chain.rpc(() => n, options.viewStateLimitBytes));
+  const node = await startNearRpc(await chain.rpc(n, options.viewStateLimitBytes));
   const bootstrappedDb = await createMigratedDb();
   try {
     await bootstrap({ db: bootstrappedDb, rpcUrl: node.url, contracts: MAINNET_CONTRACTS, height: h, dexes: DEXES.filter((d) => d.id === dex) });

@@ -2,19 +2,21 @@
 //
 // The realnet makes its blocks synchronously, some 20-60 ms each (Ref's wasm and the tokens' run receipt by receipt),
 // and the suite reads tens of thousands of them over a few dozen seeds. `realnet(seed, release)` makes a chain's
-// blocks once, in 20-block chunks written to `node_modules/.cache/dexlake/realnet/<key>/` (DEXLAKE_TEST_CACHE moves
-// the root), and every later reader, in this file or another, in this run or the next, reads them back. The key is
+// blocks once, in 20-block chunks written to `~/.cache/dexlake/realnet/<key>/` (XDG_CACHE_HOME or DEXLAKE_TEST_CACHE
+// move the root), and every later reader, in this file or another, in this run or the next, reads them back. The key is
 // the sha256 of every file the blocks come from: the source, each module it imports (transitively, read off the import
 // lines), and the vendored wasm; a change to any of them makes the blocks again. A chunk is written to a temporary
 // name and renamed, so a reader never sees half of one, and two workers making the same chunk write the same bytes.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { parseRefRelease, type RefRelease } from '../../devnet/realnet/wasm.ts';
-import { rawSource } from '../../indexer/sources/raw.ts';
+import { rawSource, textOf } from '../../indexer/sources/raw.ts';
+import type { RpcBlock } from '../../devnet/rpc.ts';
 import { realnetSource } from '../../indexer/sources/realnet.ts';
 import type { BlockSource, RawBlock } from '../../indexer/sources/source.ts';
 import { ingest } from '../../indexer/pipeline.ts';
@@ -53,7 +55,8 @@ export function realnetCodeKey(): string {
   return (codeKey = hash.digest('hex').slice(0, 16));
 }
 
-export const testCacheRoot = (): string => process.env.DEXLAKE_TEST_CACHE ?? path.join(ROOT, 'node_modules/.cache/dexlake');
+/** Where the tests keep what they make between runs: DEXLAKE_TEST_CACHE, else the user's cache folder (XDG). */
+export const testCacheRoot = (): string => process.env.DEXLAKE_TEST_CACHE ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'dexlake');
 
 type Made = RawBlock & { kind: 'message' };
 
@@ -162,4 +165,14 @@ export function indexedRealnetDb(seed: string, to: number, release?: RefRelease)
     key: `realnet ${realnetCodeKey()} ${indexerCodeKey()} ${ref}-${seed} to ${to}`,
     make: async (db) => void (await ingest({ db, source: realnet(seed, ref), to, signal: never, workers: 0 })),
   });
+}
+
+/** The headers of blocks 1..`to` of `realnet(seed, release)`, by height, as the JSON-RPC's `block` gives them. */
+export async function realnetHeaders(seed: string, to: number, release?: RefRelease): Promise<Map<number, RpcBlock>> {
+  const out = new Map<number, RpcBlock>();
+  for await (const raw of realnet(seed, release).raw({ to }, never)) {
+    const { header } = (JSON.parse(textOf((raw as Made).body)) as { block: { header: { height: number; hash: string; prev_hash: string; timestamp_nanosec: string } } }).block;
+    out.set(header.height, { height: header.height, hash: header.hash, prevHash: header.prev_hash, timestampNs: BigInt(header.timestamp_nanosec) });
+  }
+  return out;
 }

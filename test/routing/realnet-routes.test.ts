@@ -276,8 +276,7 @@ describe("Wrap quotes on the realnet's live state, executed on wrap.near's own c
 // the contracts' source or evidence) on the realnet: a route's `ft_transfer_call` goes through the real token to the
 // model's `ft_on_transfer`, or its `deposit_near` / `deposit_and_stake` to the model, taken by method (`entry`), and
 // the model's payout is the real token's `ft_transfer`. Each quote
-// runs on a fresh copy of the head (a model's state is its own, so the chain's `save` cannot put it back): it pays
-// exactly its estimate there, and at least its worst case once another trader's trade has moved its pools 0.1%
+// runs on the head as it was (the chain's `save` puts the models' state back too): it pays exactly its estimate there, and at least its worst case once another trader's trade has moved its pools 0.1%
 // against it in the same block.
 interface HostedRoutes {
   dex: 'AmmDclA' | 'AmmC' | 'Launch' | 'StakeA' | 'StakeB' | 'StakeC' | 'StakeD';
@@ -382,21 +381,40 @@ function ammCOperations(quote: Quote): Array<Record<string, any>> {
   throw new Error(`no AmmC operations in ${JSON.stringify(quote.execution_instructions)}`);
 }
 
-describe.each(HOSTED_ROUTES)("$dex quotes (hosted model) on the realnet's live state, executed on the realnet", ({ dex, pairs, move, trader = TRADER, drifts = false }) => {
-  const payer = MAINNET_CONTRACTS[dex];
-  // The models trade from about block 8: a head at 60 has their pools moved, and a fresh copy costs about a second.
-  const MODELS_HEAD = 60;
-  const fresh = () => atHead([], true, MODELS_HEAD);
-  const quotes: Array<{ pair: string; quote: Quote }> = [];
+// The models trade from about block 8: a head at 60 has their pools moved.
+const MODELS_HEAD = 60;
+let models: Promise<{ head: RealnetMarket; db: Db; restore: () => void }> | undefined;
 
-  beforeAll(async () => {
+/** The realnet with its models at MODELS_HEAD and its blocks indexed, made once for the file's hosted DEXes; `restore`
+ * puts the chain and the models back as they were at the head. */
+function modelsHead(): Promise<{ head: RealnetMarket; db: Db; restore: () => void }> {
+  models ??= (async () => {
     const blocks: RawJson[] = [];
     const head = atHead(blocks, true, MODELS_HEAD);
+    const restore = head.chain.save();
     const db = await createMigratedDb();
-    const source = rawSource(`realnet-routes-${dex}`, false, async function* () {
+    const source = rawSource('realnet-routes-models', false, async function* () {
       for (const m of blocks) yield { kind: 'message', height: (m.block as { header: { height: number } }).header.height, body: Buffer.from(JSON.stringify(m)) };
     });
     await ingest({ db, source, signal: new AbortController().signal });
+    return { head, db, restore };
+  })();
+  return models;
+}
+
+describe.each(HOSTED_ROUTES)("$dex quotes (hosted model) on the realnet's live state, executed on the realnet", ({ dex, pairs, move, trader = TRADER, drifts = false }) => {
+  const payer = MAINNET_CONTRACTS[dex];
+  /** The head as the quotes were made for it (each execution starts from it). */
+  let fresh: () => RealnetMarket;
+  const quotes: Array<{ pair: string; quote: Quote }> = [];
+
+  beforeAll(async () => {
+    const { head, db, restore } = await modelsHead();
+    fresh = () => {
+      restore();
+      return head;
+    };
+    fresh();
     const app = await buildServer({ db, logLevel: 'silent' });
     try {
       for (const [tokenIn, tokenOut] of await pairs(db)) {
