@@ -179,7 +179,7 @@ function decodeInitMetadata(ctx: Ctx, outcome: ReceiptOutcome, argsBase64: strin
 /**
  * The supply an NEP-141 token mints at its init, where the init does not log it: the near-sdk 3.1 and 4.1 example
  * builds' `new {owner_id, total_supply, metadata}` deposit the whole supply to the owner with no log line (grade: the
- * builds' own code, run in near/vm: test/devnet/realnet-judge.test.ts, where every balance equals `ft_balance_of`).
+ * builds' own code, run in near/vm: test/harness/judge.ts, where every balance equals `ft_balance_of`).
  * Taken only for an init with fungible-token metadata (as `decodeInitMetadata` reads it); an init that logs its own
  * `ft_mint` (later near-sdk examples do) is left to that event.
  */

@@ -2,7 +2,7 @@
 // database, each on a bare world of the models' own chain and tokens: a block the model built decodes (through
 // normalizeStreamerMessage and the DEX's own decoder) to exactly the hops the model recorded, and a failed swap's
 // receipt keeps its logs, has status Failure and decodes to nothing. Hand-sized trades check the amounts against
-// arithmetic written out in the comments. Their seeded runs are the realnet's: test/devnet/realnet-judge.test.ts
+// arithmetic written out in the comments. Their seeded runs are the realnet's: test/harness/judge.ts
 // holds every hop of every hosted model to what the model executed, and test/dexes/amm-dcl-a-devnet.test.ts follows
 // AmmDclA's book block by block.
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 // The realnet with its hosted models (npm start's chain): seeded and deterministic, and what the indexer makes of it
-// beyond its hops, pools and balances (those are the realnet judge's, test/devnet/realnet-judge.test.ts, after every
+// beyond its hops, pools and balances (those are the realnet judge's, test/harness/judge.ts, after every
 // block; the exported bytes are test/devnet/realnet-export.test.ts's): the trades a fill and a swap give, and the
 // liquid-unstake figure of Meta Pool's hosted model.
 import { beforeAll, describe, expect, it } from 'vitest';

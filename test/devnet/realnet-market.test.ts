@@ -2,7 +2,7 @@
 // release, read by the decoders alone: after every block, each pool state decodeAmmA reads equals the contract's own
 // `get_pool`; every swap it reads is hop for hop what the trader asked and what the contract paid; every refused
 // swap's tokens come back; the traders' balances summed from the decoded transfers, mints and burns equal the tokens'
-// own `ft_balance_of`; and nothing is undecoded. (test/devnet/realnet-judge.test.ts judges the whole indexer.)
+// own `ft_balance_of`; and nothing is undecoded. (test/harness/judge.ts judges the whole indexer.)
 import { describe, expect, it } from 'vitest';
 import { decodeAmmA } from '../../dexes/amm-a/decode.ts';
 import type { AmmAEvent } from '../../dexes/amm-a/events.ts';

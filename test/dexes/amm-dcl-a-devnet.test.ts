@@ -64,7 +64,7 @@ describe('AmmDclA model: emergency liquidity removal', () => {
   });
 
   // The seeded run of the hosted model (it was the devnet's, test/devnet-dexes.test.ts): hops per block are also the
-  // realnet judge's (test/devnet/realnet-judge.test.ts); the book's points and orders, block by block, only here.
+  // realnet judge's (test/harness/judge.ts); the book's points and orders, block by block, only here.
   it('the seeded realnet: emergencies and users\' liquidity decode, the book follows every pool to the unit, each block decodes to its hops', () => {
     const market = realnetMarket(undefined, { seed: 'dcl-emergency', models: true, recordTrades: true, history: false });
     const model = market.models!.dexes.find((d): d is AmmDclADevnet => d instanceof AmmDclADevnet)!;

@@ -1,7 +1,7 @@
 // A NEP-141 token's supply minted at its init, which the near-sdk 3.1 and 4.1 example builds do not log: the
 // realnet deploys USDt and USDC on the 4.1 build and REF on the 3.1 build (`new {owner_id, total_supply, metadata}`),
 // and each init is decoded as one `ft_mint` of the whole supply to the owner: the token's own `ft_total_supply` (the
-// contract's code is the judge; test/devnet/realnet-judge.test.ts then finds every indexed balance equal to its
+// contract's code is the judge; test/harness/judge.ts then finds every indexed balance equal to its
 // `ft_balance_of`, the owner's included).
 import { describe, expect, it } from 'vitest';
 import { normalizeStreamerMessage } from '../../near/block.ts';

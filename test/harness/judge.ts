@@ -1,4 +1,5 @@
-// Issue 31 point 3, the contract judges the indexer. For every vendored Ref release, the real `dexlake index
+// Issue 31 point 3, the contract judges the indexer (run by test/devnet/realnet-judge-*.test.ts, two releases a file).
+// For every vendored Ref release, the real `dexlake index
 // --source realnet:RELEASE` indexes the realnet's seeded market (every action kind: swaps of one and two hops, by
 // output, stable swaps, liquidity in and out of simple and stable pools, deposits, withdrawals, wrapping, transfers,
 // new pools) into PostgreSQL. The same market run here, block by block, gives the contracts' own answers after each
@@ -24,10 +25,10 @@ import { INTENTS, LP, MARKET_TOKENS, RealnetMarket, REF, SOLVER, TRADERS, TREASU
 import { ARBITRAGEUR } from '../../devnet/arbitrage.ts';
 import { unknownFormatLines } from '../../devnet/realnet/hosted.ts';
 import { HostedModels } from '../../devnet/realnet/hosted.ts';
-import { realnetMarket, REF_RELEASES, refHasSwapByOutput } from '../../devnet/realnet/wasm.ts';
+import { realnetMarket, REF_RELEASES, refHasSwapByOutput, type RefRelease } from '../../devnet/realnet/wasm.ts';
 import { MAINNET_CONTRACTS as C } from '../../dexes/contracts.ts';
-import { runDexlake } from '../harness/cli.ts';
-import { createMigratedDb } from '../harness/db.ts';
+import { runDexlake } from './cli.ts';
+import { createMigratedDb } from './db.ts';
 
 const SEED = 'judge';
 const BLOCKS = 200;
@@ -45,21 +46,43 @@ interface Truth {
   market: RealnetMarket;
 }
 
-function runMarket(release: (typeof REF_RELEASES)[number]): Truth {
+function runMarket(release: RefRelease): Truth {
   const market = realnetMarket(release, { seed: SEED, models: true, recordTrades: true });
   const pools = new Map<number, PoolView[]>();
   const balances = new Map<number, Map<string, string>>();
   const intents = new Map<number, Map<string, bigint>>();
   // These views read nothing but their contract's storage: a contract that ran no receipt in a block answers after it
-  // as it did before, so it is asked again only after a block that ran one of its receipts.
+  // as it did before, so it is asked again only after a block that ran one of its receipts. A token's balance of an
+  // account is its own storage entry (the tokens' LookupMap: a prefix, then the account id as borsh, u32 length and
+  // bytes), so it is asked again only after a block that wrote that entry, or a key the test cannot read.
   const last: { pools?: PoolView[]; balances: Map<string, string>; intents?: Map<string, bigint> } = { balances: new Map() };
+  const accountOfKey = (key: Buffer): string | null => {
+    for (let prefix = 0; prefix + 4 <= key.length; prefix++) if (prefix + 4 + key.readUInt32LE(prefix) === key.length) return key.subarray(prefix + 4).toString('latin1');
+    return null;
+  };
   for (let i = 0; i < BLOCKS; i++) {
     const height = market.chain.height;
     const from = market.chain.executed.length;
     market.next();
-    const ran = new Set(market.chain.executed.slice(from).map((r) => r.receipt.receiverId));
+    const ran = new Set<string>();
+    /** Per token, the accounts whose entry the block wrote ('*': a key that names none, so every one). */
+    const written = new Map<string, Set<string>>();
+    for (const r of market.chain.executed.slice(from)) {
+      ran.add(r.receipt.receiverId);
+      if ('Failure' in r.status) continue;
+      for (const c of r.calls) {
+        for (const { key } of c.storageChanges) {
+          const k = Buffer.from(key);
+          if (k.toString('latin1') === 'STATE') continue;
+          let set = written.get(r.receipt.receiverId);
+          if (set === undefined) written.set(r.receipt.receiverId, (set = new Set()));
+          set.add(accountOfKey(k) ?? '*');
+        }
+      }
+    }
     if (!market.chain.hasContract(REF) || i < 1) continue;
     const fresh = (id: string, had: unknown) => had === undefined || ran.has(id);
+    const freshBalance = (token: string, account: string, had: unknown) => had === undefined || written.get(token)?.has(account) || written.get(token)?.has('*');
     // The exchange's own `get_pool` of every pool (the market itself reads them all at once, `get_pools`).
     if (fresh(REF, last.pools)) {
       const count = market.chain.view<number>(REF, 'get_number_of_pools');
@@ -70,7 +93,7 @@ function runMarket(release: (typeof REF_RELEASES)[number]): Truth {
     for (const token of TOKENS) {
       for (const account of ACCOUNTS) {
         const key = `${token} ${account}`;
-        own.set(key, fresh(token, last.balances.get(key)) ? market.chain.view<string>(token, 'ft_balance_of', { account_id: account }) : last.balances.get(key)!);
+        own.set(key, freshBalance(token, account, last.balances.get(key)) ? market.chain.view<string>(token, 'ft_balance_of', { account_id: account }) : last.balances.get(key)!);
       }
     }
     balances.set(height, (last.balances = own));
@@ -101,7 +124,18 @@ function asOf<T>(rows: Array<{ key: string; height: number; value: T }>, heights
   return out;
 }
 
-describe.each(REF_RELEASES)(`the contract judges the indexer: Ref %s, ${BLOCKS} blocks by dexlake index`, (release) => {
+/** The releases each judge file takes (test/devnet/realnet-judge-*.test.ts: two a file, so that files run side by
+ * side, each within the suite's time per file); every vendored release is in one. */
+export const JUDGE_FILES: readonly (readonly RefRelease[])[] = [
+  ['1.6.2', '1.7.2'],
+  ['1.8.0', '1.9.4'],
+  ['1.9.16', '1.9.17'],
+];
+if (JUDGE_FILES.flat().join() !== REF_RELEASES.join()) throw new Error(`the judge files take ${JUDGE_FILES.flat().join()}, the vendored releases are ${REF_RELEASES.join()}`);
+
+/** The judge's test for each of `releases`. */
+export const judgeReleases = (releases: readonly RefRelease[]) =>
+describe.each(releases)(`the contract judges the indexer: Ref %s, ${BLOCKS} blocks by dexlake index`, (release) => {
   it('pools and balances after every block, every swap, nothing undecoded', async () => {
     // Closed when the file ends (createMigratedDb's own afterAll).
     const db = await createMigratedDb();
