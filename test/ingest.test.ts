@@ -210,7 +210,7 @@ describe('the announcement names every token whose market row a batch changed', 
     try {
       let before = await market();
       for (let height = 1; height <= 60; height++) {
-        await ingest({ db, source: realnet('dexlake'), from: height, to: height, signal: never });
+        await ingest({ db, source: realnet('dexlake'), from: height, to: height, signal: never, workers: 0 });
         const after = await market();
         await allNotified(listener);
         const tokens = new Set(named.get(height) ?? []);

@@ -18,7 +18,7 @@ import { replay } from '../indexer/replay.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { createMigratedDb, createTestDatabase, tableChecksums } from './harness/db.ts';
 import { FIXTURES_DIR } from './harness/fixtures.ts';
-import { realnet } from './harness/realnet.ts';
+import { indexedRealnetDb, realnet } from './harness/realnet.ts';
 
 const never = new AbortController().signal;
 const MAINNET = path.join(FIXTURES_DIR, 'mainnet');
@@ -191,8 +191,7 @@ describe('partitioned history', () => {
   }, 240_000);
 
   it('writers make each partition before its rows and the next one ahead; the width changes where rows live, not what the tables hold', async () => {
-    const wide = await createMigratedDb();
-    await ingest({ db: wide, source: realnet(SEED), to: 250, signal: never });
+    const wide = await indexedRealnetDb(SEED, 250);
     expect((await partitions(wide.pool)).map((p) => p.from)).toEqual([0, 1_000_000]);
 
     const narrow = await createMigratedDb();

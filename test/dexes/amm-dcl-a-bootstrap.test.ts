@@ -12,13 +12,14 @@ import { ammDclA } from '../../dexes/amm-dcl-a/index.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { PoolsImportError, type BootstrapEvent } from '../../dexes/dex.ts';
 import { AmmDclADevnet, dclLiquidityRange, dclPointOrderRange } from '../../devnet/amm-dcl-a.ts';
-import { realnetMarket, realnetRpc } from '../../devnet/realnet/wasm.ts';
+import { realnetMarket } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type NearRpcServer, type RpcBlock, type RpcViewAnswer } from '../../devnet/rpc.ts';
 import type { World } from '../../devnet/world.ts';
 import { bootstrap, rpcChainAt } from '../../indexer/bootstrap.ts';
 import { blockHeader } from '../../indexer/near-rpc.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { bootstrapEquality, realnetChain } from '../harness/bootstrap-equality.ts';
+import { realnetMemo } from '../harness/realnet.ts';
 
 const C = MAINNET_CONTRACTS;
 const HEIGHT = 5_000;
@@ -391,14 +392,20 @@ describe('AmmDclA bootstrap on the realnet', () => {
   let poolsAtH: Map<string, DclPoolState>;
   let pointsAtN: Set<string>;
   beforeAll(() => {
-    const market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true, history: false });
-    const model = market.models!.dexes.find((d) => d.id === 'AmmDclA') as unknown as { pools: Map<string, DclPoolState> };
-    for (let height = 1; height <= N; height++) {
-      market.next();
-      if (height === H) poolsAtH = structuredClone(model.pools);
-    }
-    heights = market.models!.trades.filter((t) => t.dex === 'AmmDclA').map((t) => t.height);
-    pointsAtN = new Set([...model.pools.values()].flatMap((s) => s.points.map((p) => `${s.poolId} ${p.point}`)));
+    ({ heights, poolsAtH, pointsAtN } = realnetMemo(`${SEED}: AmmDclA's swap heights to ${N}, pools at ${H}, points at ${N}`, () => {
+      const market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true, history: false });
+      const model = market.models!.dexes.find((d) => d.id === 'AmmDclA') as unknown as { pools: Map<string, DclPoolState> };
+      let atH: Map<string, DclPoolState> | undefined;
+      for (let height = 1; height <= N; height++) {
+        market.next();
+        if (height === H) atH = structuredClone(model.pools);
+      }
+      return {
+        heights: market.models!.trades.filter((t) => t.dex === 'AmmDclA').map((t) => t.height),
+        poolsAtH: atH!,
+        pointsAtN: new Set([...model.pools.values()].flatMap((s) => s.points.map((p) => `${s.poolId} ${p.point}`))),
+      };
+    }));
   }, 180_000);
 
   it(`has swaps before and after block ${H}`, () => {
@@ -439,7 +446,7 @@ describe('AmmDclA bootstrap on the realnet', () => {
   }, 300_000);
 
   it(`the realnet answers the views the bootstrap reads: the read at ${H} is the state the model holds, some of whose endpoints are gone at ${N}`, async () => {
-    const node = await startNearRpc(realnetRpc(undefined, { seed: SEED }, () => H));
+    const node = await startNearRpc(await chain().rpc(H, undefined));
     try {
       const { events } = await ammDclA.bootstrap!.read(rpcChainAt(node.url, await blockHeader(node.url, H), C));
       expect(events.length).toBe(poolsAtH.size);

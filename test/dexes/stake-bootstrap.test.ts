@@ -19,6 +19,7 @@ import { bootstrap, rpcChainAt } from '../../indexer/bootstrap.ts';
 import { blockHeader } from '../../indexer/near-rpc.ts';
 import { createMigratedDb } from '../harness/db.ts';
 import { bootstrapEquality, realnetChain } from '../harness/bootstrap-equality.ts';
+import { realnetMemo } from '../harness/realnet.ts';
 
 const FINAL = 150_000_000;
 const blockAt = (height: number): RpcBlock => ({ height, hash: `Hash${height}`, prevHash: `Hash${height - 1}`, timestampNs: 1_760_000_000_000_000_000n + BigInt(height) });
@@ -313,24 +314,27 @@ describe('stake bootstraps on the realnet', () => {
   const N = 600;
   const chain = () => realnetChain(SEED);
   /** Per stake DEX: its swaps' heights (the hops its model executed) and, at H, what its model holds. */
-  const swapsOf = new Map<string, { swaps: number[] }>();
+  let swapsOf: Map<string, { swaps: number[] }>;
   let atH: { stakeA: bigint[]; nslp: bigint; rates: Map<string, bigint[]>; logged: Map<string, bigint[]> };
   beforeAll(() => {
-    const market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true, history: false });
-    const stakes = [stakeA, stakeB, stakeC, stakeD];
-    for (let h = 1; h <= N; h++) {
-      market.next();
-      if (h !== H) continue;
-      const model = <T>(id: string) => market.models!.dexes.find((m) => m.id === id) as unknown as T;
-      const linear = (id: string) => model<LinearStyleDevnet>(id);
-      atH = {
-        stakeA: model<StakeADevnet>('StakeA').reserves().get(C.StakeA)!,
-        nslp: model<StakeADevnet>('StakeA').nslpAvailable(),
-        rates: new Map(['StakeB', 'StakeD'].map((id) => [id, [...linear(id).rate().amounts]])),
-        logged: new Map(['StakeB', 'StakeD'].map((id) => [id, linear(id).reserves().get(id === 'StakeB' ? C.StakeB : C.StakeD)!])),
-      };
-    }
-    for (const s of stakes) swapsOf.set(s.id, { swaps: market.models!.trades.filter((t) => t.dex === s.id).map((t) => t.height) });
+    ({ swapsOf, atH } = realnetMemo(`${SEED}: the stakes' swap heights to ${N}, their models at ${H}`, () => {
+      const market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true, history: false });
+      let at: typeof atH | undefined;
+      for (let h = 1; h <= N; h++) {
+        market.next();
+        if (h !== H) continue;
+        const model = <T>(id: string) => market.models!.dexes.find((m) => m.id === id) as unknown as T;
+        const linear = (id: string) => model<LinearStyleDevnet>(id);
+        at = {
+          stakeA: model<StakeADevnet>('StakeA').reserves().get(C.StakeA)!,
+          nslp: model<StakeADevnet>('StakeA').nslpAvailable(),
+          rates: new Map(['StakeB', 'StakeD'].map((id) => [id, [...linear(id).rate().amounts]])),
+          logged: new Map(['StakeB', 'StakeD'].map((id) => [id, linear(id).reserves().get(id === 'StakeB' ? C.StakeB : C.StakeD)!])),
+        };
+      }
+      const stakes = [stakeA, stakeB, stakeC, stakeD];
+      return { swapsOf: new Map(stakes.map((s) => [s.id, { swaps: market.models!.trades.filter((t) => t.dex === s.id).map((t) => t.height) }])), atH: at! };
+    }));
   }, 120_000);
 
   it('every stake trades before and after H', () => {

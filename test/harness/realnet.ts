@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { deserialize, serialize } from 'node:v8';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -175,4 +176,22 @@ export async function realnetHeaders(seed: string, to: number, release?: RefRele
     out.set(header.height, { height: header.height, hash: header.hash, prevHash: header.prev_hash, timestampNs: BigInt(header.timestamp_nanosec) });
   }
   return out;
+}
+
+/**
+ * What `compute` finds by running the realnet (a model's record, a contract's state at some height), worked out once
+ * and kept on disk beside the blocks, under `name` and the same code key: `name` must say everything `compute` reads.
+ * Kept as V8's serialization (bigints, Maps and Sets as they are; class instances come back as plain objects).
+ */
+export function realnetMemo<T>(name: string, compute: () => T): T {
+  const file = path.join(testCacheRoot(), 'memo', realnetCodeKey(), `${createHash('sha256').update(name).digest('hex').slice(0, 20)}.v8`);
+  try {
+    return deserialize(readFileSync(file)) as T;
+  } catch {
+    const value = compute();
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(`${file}.${process.pid}.tmp`, serialize(value));
+    renameSync(`${file}.${process.pid}.tmp`, file);
+    return value;
+  }
 }

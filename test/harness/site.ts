@@ -27,11 +27,20 @@ export interface Site {
 
 export async function startSite(db: Db, seed: string, height: number): Promise<Site> {
   if (!existsSync(path.join(EXPLORER_DIST, 'index.html'))) throw new Error('the explorer is not built: npm run build:web');
+  let app: FastifyInstance | undefined;
   const ingestTo = async (to: number) => {
     await ingest({ db, source: realnet(seed), to, signal: never, workers: 0 });
+    // The api hears of the new blocks by NOTIFY, a moment after they commit (until then it answers from its caches):
+    // wait until its routing graph, the last to apply a notification, stands at the new head.
+    for (let tries = 0; app !== undefined && tries < 400; tries++) {
+      const health = JSON.parse((await app.inject({ url: '/health' })).body) as { route_height: number | null };
+      if (health.route_height === to) return;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    if (app !== undefined) throw new Error(`the api did not reach height ${to}`);
   };
   await ingestTo(height);
-  const app = await buildServer({ db, logLevel: 'silent' });
+  app = await buildServer({ db, logLevel: 'silent' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as { port: number };
   const url = `http://127.0.0.1:${port}`;
