@@ -3,8 +3,6 @@
 // block; the exported bytes are test/devnet/realnet-export.test.ts's): the trades a fill and a swap give, and the
 // liquid-unstake figure of Meta Pool's hosted model.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ingest } from '../indexer/pipeline.ts';
-import { realnetSource } from '../indexer/sources/realnet.ts';
 import { META_POOL_NSLP, StakeADevnet } from '../devnet/stake-a.ts';
 import { REF, SOLVER, type RealnetMarket } from '../devnet/realnet/market.ts';
 import { realnetMarket } from '../devnet/realnet/wasm.ts';
@@ -12,11 +10,10 @@ import { metaPoolDiscountBps } from '../dexes/stake-a/math.ts';
 import { RoutingGraph } from '../api/routing/graph.ts';
 import { hopsOfPool } from '../api/routing/hops.ts';
 import { MAINNET_CONTRACTS } from '../dexes/contracts.ts';
-import { createMigratedDb } from './harness/db.ts';
+import { indexedRealnetDb } from './harness/realnet.ts';
 
 const SEED = 'dexlake';
 const BLOCKS = 300;
-const never = new AbortController().signal;
 
 describe('realnet determinism', () => {
   it('the same seed gives the same blocks byte for byte; another seed another chain', () => {
@@ -46,15 +43,14 @@ describe('realnet determinism', () => {
 
 describe(`the realnet indexed, ${BLOCKS} blocks`, () => {
   let market: RealnetMarket;
-  let db: Awaited<ReturnType<typeof createMigratedDb>>;
+  let db: Awaited<ReturnType<typeof indexedRealnetDb>>;
 
   beforeAll(async () => {
     // The market the test reads its truth from runs alongside the source's own (same seed, same chain).
     market = realnetMarket(undefined, { seed: SEED, models: true, recordTrades: true });
     for (let i = 0; i < BLOCKS; i++) market.next();
-    db = await createMigratedDb();
-    const result = await ingest({ db, source: realnetSource({ seed: SEED, speed: 0 }), to: BLOCKS, signal: never });
-    expect(result.height).toBe(BLOCKS);
+    db = await indexedRealnetDb(SEED, BLOCKS);
+    expect((await db.pool.query(`select max(height)::int as h from blocks`)).rows[0].h).toBe(BLOCKS);
   }, 240_000);
 
   it("trades: a NEAR Intents fill is the user's trade and the solver's; a Ref swap's trade names its receipt and the exchange's payout", async () => {

@@ -7,6 +7,7 @@ import { ARBITRAGE_THRESHOLD, ARBITRAGEUR } from '../../devnet/arbitrage.ts';
 import { AmmCDevnet } from '../../devnet/amm-c.ts';
 import { USDT, type RealnetMarket } from '../../devnet/realnet/market.ts';
 import { realnetMarket } from '../../devnet/realnet/wasm.ts';
+import { realnetMemo } from '../harness/realnet.ts';
 import { NEAR_TOKEN_ID } from '../../near/token-id.ts';
 
 const BLOCKS = 1_200;
@@ -19,30 +20,38 @@ function nearGap(market: RealnetMarket): number {
   return Math.abs(ammCNear / market.prices().near! - 1);
 }
 
+/** What a run of BLOCKS blocks shows (kept with the blocks: realnetMemo). */
 interface Run {
-  market: RealnetMarket;
   /** The worst AmmC-to-Ref NEAR gap after a block, once the models trade. */
   gap: number;
   /** The worst distance of an AmmC pool from the prices the arbitrage last read, after a block. */
   fromFeed: number;
   poolChecks: number;
+  /** The arbitrage's pools (`dex:id`), its hops' DEXes and count, its NEAR price and Ref's; null without it. */
+  arbitrage: { pools: string[]; hopDexes: string[]; hops: number; near: number; refNear: number } | null;
 }
 
-function run(arbitrage: boolean): Run {
-  const market = realnetMarket(undefined, { seed: 'arbitrage', models: true, recordTrades: true, history: false, arbitrage });
-  const out: Run = { market, gap: 0, fromFeed: 0, poolChecks: 0 };
-  for (let i = 0; i < BLOCKS; i++) {
-    market.next();
-    if (!market.models!.trades.length) continue;
-    out.gap = Math.max(out.gap, nearGap(market));
-    const feed = market.models!.arbitrage;
-    for (const pool of feed?.pools() ?? []) {
-      out.fromFeed = Math.max(out.fromFeed, Math.abs(feed!.ratio(market.models!.world, pool) - 1));
-      out.poolChecks++;
+const run = (arbitrage: boolean): Run =>
+  realnetMemo(`arbitrage: ${BLOCKS} blocks, arbitrage ${arbitrage}`, () => {
+    const market = realnetMarket(undefined, { seed: 'arbitrage', models: true, recordTrades: true, history: false, arbitrage });
+    const out: Run = { gap: 0, fromFeed: 0, poolChecks: 0, arbitrage: null };
+    for (let i = 0; i < BLOCKS; i++) {
+      market.next();
+      if (!market.models!.trades.length) continue;
+      out.gap = Math.max(out.gap, nearGap(market));
+      const feed = market.models!.arbitrage;
+      for (const pool of feed?.pools() ?? []) {
+        out.fromFeed = Math.max(out.fromFeed, Math.abs(feed!.ratio(market.models!.world, pool) - 1));
+        out.poolChecks++;
+      }
     }
-  }
-  return out;
-}
+    const feed = market.models!.arbitrage;
+    if (feed) {
+      const hops = market.models!.trades.filter((t) => t.trader === ARBITRAGEUR);
+      out.arbitrage = { pools: feed.pools().map((p) => `${p.dex}:${p.id}`), hopDexes: [...new Set(hops.map((t) => t.dex))], hops: hops.length, near: feed.price('near')!, refNear: market.prices().near! };
+    }
+    return out;
+  });
 
 describe(`the arbitrage trader on the realnet (${BLOCKS} blocks)`, () => {
   const runs: Record<'with' | 'without', Run> = {} as never;
@@ -53,21 +62,19 @@ describe(`the arbitrage trader on the realnet (${BLOCKS} blocks)`, () => {
   }, 240_000);
 
   it("keeps AmmC's pools within 1% of Ref's prices after each block, trading through AmmC's own swap", () => {
-    const { market, fromFeed, poolChecks } = runs.with;
-    const arbitrage = market.models!.arbitrage!;
-    expect(arbitrage.pools().map((p) => `${p.dex}:${p.id}`)).toEqual(['AmmC:0', 'AmmC:1', 'AmmC:2']);
+    const { arbitrage, fromFeed, poolChecks } = runs.with;
+    expect(arbitrage!.pools).toEqual(['AmmC:0', 'AmmC:1', 'AmmC:2']);
     expect(poolChecks).toBeGreaterThan(3 * (BLOCKS - 20));
     expect(fromFeed).toBeLessThanOrEqual(ARBITRAGE_THRESHOLD);
-    const hops = market.models!.trades.filter((t) => t.trader === ARBITRAGEUR);
-    expect(hops.length).toBeGreaterThan(10);
-    expect(new Set(hops.map((t) => t.dex))).toEqual(new Set(['AmmC']));
+    expect(arbitrage!.hops).toBeGreaterThan(10);
+    expect(arbitrage!.hopDexes).toEqual(['AmmC']);
     // The prices it keeps are Ref's, which moved from the setup's $5.
-    expect(arbitrage.price('near')).toBe(market.prices().near);
-    expect(arbitrage.price('near')).not.toBeCloseTo(5, 3);
+    expect(arbitrage!.near).toBe(arbitrage!.refNear);
+    expect(arbitrage!.near).not.toBeCloseTo(5, 3);
   });
 
   it("without it, the same users' trades leave AmmC's NEAR further from Ref's, beyond twice the threshold", () => {
-    expect(runs.without.market.models!.arbitrage).toBeNull();
+    expect(runs.without.arbitrage).toBeNull();
     // With it, the gap after a block is the threshold plus what Ref's own trades of that block moved; without it,
     // AmmC walks on its own (and the walk grows with the blocks).
     expect(runs.without.gap).toBeGreaterThan(2 * ARBITRAGE_THRESHOLD);
