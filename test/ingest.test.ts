@@ -10,28 +10,11 @@ import { filesSource } from '../indexer/sources/files.ts';
 import { rawSource } from '../indexer/sources/raw.ts';
 import type { RawBlock } from '../indexer/sources/source.ts';
 import { NOTIFY_CHANNEL } from '../indexer/store.ts';
-import { createMigratedDb, tableChecksums } from './harness/db.ts';
+import { allNotified, createMigratedDb, tableChecksums } from './harness/db.ts';
 import { FIXTURES_DIR } from './harness/fixtures.ts';
 
 const MAINNET = path.join(FIXTURES_DIR, 'mainnet');
 const never = new AbortController().signal;
-
-/** Resolves once `listener` has every notification committed before the call: PostgreSQL delivers them in commit
- * order, so one the listener sends itself now arrives after them. */
-async function allNotified(listener: pg.Client): Promise<void> {
-  const channel = 'dexlake_test_sentinel';
-  const arrived = new Promise<void>((resolve) => {
-    const on = (n: pg.Notification) => {
-      if (n.channel !== channel) return;
-      listener.off('notification', on);
-      resolve();
-    };
-    listener.on('notification', on);
-  });
-  await listener.query(`listen ${channel}`);
-  await listener.query(`notify ${channel}`);
-  await arrived;
-}
 
 describe('ingest the mainnet fixture blocks', () => {
   let clean: Record<string, string>;

@@ -6,27 +6,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ingest } from '../indexer/pipeline.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { NOTIFY_CHANNEL } from '../indexer/store.ts';
-import { createMigratedDb } from './harness/db.ts';
+import { allNotified, createMigratedDb } from './harness/db.ts';
 import { FIXTURES_DIR } from './harness/fixtures.ts';
 
 const never = new AbortController().signal;
-
-/** Resolves once `listener` has every notification committed before the call: PostgreSQL delivers them in commit
- * order, so one the listener sends itself now arrives after them. */
-async function allNotified(listener: pg.Client): Promise<void> {
-  const channel = 'dexlake_test_sentinel';
-  const arrived = new Promise<void>((resolve) => {
-    const on = (n: pg.Notification) => {
-      if (n.channel !== channel) return;
-      listener.off('notification', on);
-      resolve();
-    };
-    listener.on('notification', on);
-  });
-  await listener.query(`listen ${channel}`);
-  await listener.query(`notify ${channel}`);
-  await arrived;
-}
 
 describe('AmmA pools from the mainnet fixture blocks', () => {
   let db: Awaited<ReturnType<typeof createMigratedDb>>;

@@ -29,7 +29,7 @@ import { bucketStart } from '../indexer/projections/candles.ts';
 import { formatUsd, parseUsd, priceTokens, relativeChange, USD_SCALE } from '../indexer/projections/prices.ts';
 import { rebuild } from '../indexer/replay.ts';
 import { NOTIFY_CHANNEL, prepareBatch, writeBatch, type BlockRow } from '../indexer/store.ts';
-import { createMigratedDb, tableChecksums } from './harness/db.ts';
+import { allNotified, createMigratedDb, tableChecksums } from './harness/db.ts';
 
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const USDT_E = 'dac17f958d2ee523a2206206994597c13d831ec7.factory.bridge.near';
@@ -154,23 +154,6 @@ function eventsOf(height: number): DomainEvent[] {
 }
 
 const block = (height: number): BlockRow => ({ height, hash: `h${height}`, prevHash: `h${height - 1}`, timestampMs: TIMES[height]!, gapBefore: 0 });
-
-/** Resolves once `listener` has every notification committed before the call: PostgreSQL delivers them in commit
- * order, so one the listener sends itself now arrives after them. */
-async function allNotified(listener: pg.Client): Promise<void> {
-  const channel = 'dexlake_test_sentinel';
-  const arrived = new Promise<void>((resolve) => {
-    const on = (n: pg.Notification) => {
-      if (n.channel !== channel) return;
-      listener.off('notification', on);
-      resolve();
-    };
-    listener.on('notification', on);
-  });
-  await listener.query(`listen ${channel}`);
-  await listener.query(`notify ${channel}`);
-  await arrived;
-}
 
 async function writeInBatches(db: Awaited<ReturnType<typeof createMigratedDb>>, batches: number[][]) {
   for (const heights of batches) await writeBatch(db, prepareBatch(heights.map(block), heights.flatMap(eventsOf)));

@@ -137,3 +137,20 @@ export async function tableChecksums(db: Db): Promise<Record<string, string>> {
   }
   return sums;
 }
+
+/** Resolves once `listener` has every notification committed before the call: PostgreSQL delivers them in commit
+ * order, so one the listener sends itself now arrives after them. */
+export async function allNotified(listener: pg.Client): Promise<void> {
+  const channel = 'dexlake_test_sentinel';
+  const arrived = new Promise<void>((resolve) => {
+    const on = (n: pg.Notification) => {
+      if (n.channel !== channel) return;
+      listener.off('notification', on);
+      resolve();
+    };
+    listener.on('notification', on);
+  });
+  await listener.query(`listen ${channel}`);
+  await listener.query(`notify ${channel}`);
+  await arrived;
+}
