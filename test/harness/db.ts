@@ -3,6 +3,8 @@
 // templates and copied (`create database ... template`), which takes a fraction of making them again.
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { connect, quoteIdent, withDatabase, type Db } from '../../db/connect.ts';
@@ -71,17 +73,23 @@ export async function templateDatabase(key: string, make: (url: string) => Promi
   });
 }
 
-/** sha256 of the migrations' files: what makes the migrated schema. */
-const migrationsKey = (() => {
-  let key: string | undefined;
-  return () => {
-    if (key !== undefined) return key;
-    const dir = new URL('../../migrations/', import.meta.url);
-    const hash = createHash('sha256');
-    for (const file of readdirSync(dir).filter((n) => n.endsWith('.ts')).sort()) hash.update(`${file}\0`).update(readFileSync(new URL(file, dir)));
-    return (key = hash.digest('hex'));
-  };
-})();
+/** The repository's root folder. */
+export const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
+
+/** sha256 (hex) of files of the repository, each by its path below ROOT and its bytes: a key for what they make. */
+export function hashFiles(files: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) hash.update(`${path.relative(ROOT, file)}\0`).update(readFileSync(file)).update('\0');
+  return hash.digest('hex');
+}
+
+/** The .ts files below `dirs` (folders of the repository), in path order. */
+export const tsFilesIn = (...dirs: string[]): string[] =>
+  dirs.flatMap((dir) => (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort().map((f) => path.join(ROOT, dir, f)));
+
+let migrations: string | undefined;
+/** The key of the migrated schema: the migrations' files. */
+const migrationsKey = (): string => (migrations ??= hashFiles(tsFilesIn('migrations')));
 
 /** The migrated schema's template. */
 const migratedTemplate = () =>
@@ -95,8 +103,8 @@ const migratedTemplate = () =>
   });
 
 /**
- * A database copied from a template (default: the migrated schema; `templateOf` makes one from a migrated database)
- * and a connection to it, both closed when the file ends.
+ * A database copied from a template (default: the migrated schema; `template.make` fills one from a migrated
+ * database, once per server and `template.key`) and a connection to it, both closed when the file ends.
  */
 export async function createMigratedDb(template?: { key: string; make: (db: Db) => Promise<void> }): Promise<Db & { url: string; database: TestDatabase }> {
   const name =

@@ -13,7 +13,6 @@ import { homedir } from 'node:os';
 import { deserialize, serialize } from 'node:v8';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { parseRefRelease, type RefRelease } from '../../devnet/realnet/wasm.ts';
 import { rawSource, textOf } from '../../indexer/sources/raw.ts';
@@ -22,10 +21,9 @@ import { realnetSource } from '../../indexer/sources/realnet.ts';
 import type { BlockSource, RawBlock } from '../../indexer/sources/source.ts';
 import { ingest } from '../../indexer/pipeline.ts';
 import type { Db } from '../../db/connect.ts';
-import { createMigratedDb } from './db.ts';
+import { createMigratedDb, hashFiles, ROOT, tsFilesIn } from './db.ts';
 
 const never = new AbortController().signal;
-const ROOT = path.resolve(fileURLToPath(new URL('../..', import.meta.url)));
 const CHUNK = 20;
 
 /** The files a module depends on: itself and what its relative imports reach, in path order. */
@@ -51,9 +49,7 @@ export function realnetCodeKey(): string {
     ...importClosure([path.join(ROOT, 'indexer/sources/realnet.ts'), path.join(ROOT, 'devnet/realnet/wasm.ts')]),
     ...readdirSync(wasmDir).filter((n) => n.endsWith('.wasm.gz')).sort().map((n) => path.join(wasmDir, n)),
   ];
-  const hash = createHash('sha256');
-  for (const file of files) hash.update(`${path.relative(ROOT, file)}\0`).update(readFileSync(file)).update('\0');
-  return (codeKey = hash.digest('hex').slice(0, 16));
+  return (codeKey = hashFiles(files).slice(0, 16));
 }
 
 /** Where the tests keep what they make between runs: DEXLAKE_TEST_CACHE, else the user's cache folder (XDG). */
@@ -146,14 +142,7 @@ export function realnet(seed: string, release?: RefRelease): BlockSource {
 let indexerKey: string | undefined;
 /** sha256 of every file that makes the indexer's tables out of blocks (the folders it and its imports live in). */
 function indexerCodeKey(): string {
-  if (indexerKey !== undefined) return indexerKey;
-  const hash = createHash('sha256');
-  for (const dir of ['db', 'dexes', 'indexer', 'migrations', 'near']) {
-    for (const file of (readdirSync(path.join(ROOT, dir), { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).sort()) {
-      hash.update(`${dir}/${file}\0`).update(readFileSync(path.join(ROOT, dir, file))).update('\0');
-    }
-  }
-  return (indexerKey = hash.digest('hex').slice(0, 16));
+  return (indexerKey ??= hashFiles(tsFilesIn('db', 'dexes', 'indexer', 'migrations', 'near')).slice(0, 16));
 }
 
 /**
