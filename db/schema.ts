@@ -110,6 +110,12 @@ export interface TradeHopsTable {
   token_out: string;
   amount_in: Amount;
   amount_out: Amount;
+  /** The hop's USD value when it is volume; null for a conversion or a hop without a price. */
+  volume_usd: UsdOrNull;
+}
+
+export interface ProjectionRebuildsTable {
+  reason: string;
 }
 
 /** numeric (unbounded; written with 18 digits after the point): an exact USD figure in units of 10^-18 USD, read and written as decimal text. */
@@ -207,6 +213,7 @@ export interface Database {
   pools: PoolsTable;
   pool_history: PoolHistoryTable;
   trade_hops: TradeHopsTable;
+  projection_rebuilds: ProjectionRebuildsTable;
   trades: TradesTable;
   prices: PricesTable;
   token_market: TokenMarketTable;

@@ -13,6 +13,7 @@ import { DEFAULT_READ_AHEAD } from './sources/read-ahead.ts';
 import type { SourceObserver } from './sources/retry.ts';
 import type { UndecodedCount } from './projections/undecoded.ts';
 import { rpcMetadata } from './token-metadata.ts';
+import { rebuild, rebuildsAsked } from './replay.ts';
 
 const MIN_RETRY_MS = 250;
 const MAX_RETRY_MS = 5_000;
@@ -57,6 +58,12 @@ export async function runIndexer(options: IndexerOptions): Promise<void> {
     },
     onSettled: (succeeded) => observer?.onSettled?.(succeeded),
   });
+  const reasons = await rebuildsAsked(db);
+  if (reasons.length) {
+    logger.info({ reasons }, 'rebuilding the projections from the event log, as a migration asked');
+    const events = await rebuild(db);
+    logger.info({ events }, 'projections rebuilt');
+  }
   logger.info({ source: source.name, from: options.from ?? 'the checkpoint, else where the source starts', to: options.to }, 'indexing');
   const progress = createProgress({ logger, from: options.from, to: options.to, source, tty: process.stderr.isTTY ? process.stderr : undefined });
   options.watchProgress?.(() => progress.line());

@@ -26,6 +26,8 @@ export const REBUILD_CHUNK = 50_000;
 /** Truncates the projections and re-derives them from the event log, in log order, `chunk` events at a time. */
 export async function rebuildProjections(tx: Tx, progress?: Progress, chunk = REBUILD_CHUNK): Promise<number> {
   await sql`truncate ${sql.join(PROJECTIONS.map((t) => sql.table(t)))}`.execute(tx.kysely);
+  // What a migration asked for (rebuildsAsked) is done once this transaction commits.
+  await tx.kysely.deleteFrom('projection_rebuilds').execute();
   let after = -1;
   let total = 0;
   for (;;) {
@@ -59,6 +61,11 @@ export async function rebuild(db: Db, progress?: Progress, chunk = REBUILD_CHUNK
     await notify(tx.kysely, JSON.stringify({ height: head?.height ?? 0, all: true }));
     return events;
   });
+}
+
+/** Why a migration asked for the projections to be made again (migrations/0015_hop_volume.ts); empty: nothing asked. */
+export async function rebuildsAsked(db: Db): Promise<string[]> {
+  return (await db.kysely.selectFrom('projection_rebuilds').select('reason').orderBy('reason').execute()).map((r) => r.reason);
 }
 
 /** Receipts that blocks cannot give, kept by replay: learned over RPC, imported (pools-import/) or bootstrapped. */

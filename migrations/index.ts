@@ -15,6 +15,7 @@ import * as partitionedHistory from './0011_partitioned_history.ts';
 import * as readIndexes from './0012_read_indexes.ts';
 import * as pricesAtIndex from './0013_prices_at_index.ts';
 import * as balancesFirstHeight from './0014_balances_first_height.ts';
+import * as hopVolume from './0015_hop_volume.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -31,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0012_read_indexes': readIndexes,
   '0013_prices_at_index': pricesAtIndex,
   '0014_balances_first_height': balancesFirstHeight,
+  '0015_hop_volume': hopVolume,
 };

@@ -27,9 +27,14 @@ import type { TokenMetadataEvent } from '../near/events.ts';
 import type { DomainEvent } from '../indexer/event-rows.ts';
 import { bucketStart } from '../indexer/projections/candles.ts';
 import { formatUsd, parseUsd, priceTokens, relativeChange, USD_SCALE } from '../indexer/projections/prices.ts';
-import { rebuild } from '../indexer/replay.ts';
+import { rebuild, rebuildsAsked, PROJECTIONS } from '../indexer/replay.ts';
+import { connect } from '../db/connect.ts';
+import { Migrator } from '../db/kysely.ts';
+import { migrateToLatest } from '../db/migrate.ts';
+import { ensurePartitions } from '../indexer/partitions.ts';
+import { migrations } from '../migrations/index.ts';
 import { NOTIFY_CHANNEL, prepareBatch, writeBatch, type BlockRow } from '../indexer/store.ts';
-import { allNotified, createMigratedDb, tableChecksums } from './harness/db.ts';
+import { allNotified, createMigratedDb, createTestDatabase, tableChecksums } from './harness/db.ts';
 
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const USDT_E = 'dac17f958d2ee523a2206206994597c13d831ec7.factory.bridge.near';
@@ -47,6 +52,7 @@ const TIMES: Record<number, number> = {
   102: T0 + 50 * SECOND,
   103: T0 + 70 * SECOND,
   104: T0 + DAY + 30 * SECOND,
+  105: T0 + DAY + 40 * SECOND,
   300: T0 + 7 * DAY,
   301: T0 + 7 * DAY + SECOND,
   302: T0 + 7 * DAY + 2 * SECOND,
@@ -286,14 +292,16 @@ describe('prices, candles and market figures through the store', () => {
       row(LINEAR, '7.5', 104, '300000', '0', '-0.2'),
       // near: as wrap.near, no trades of its own.
       row('near', '6.25', 104, '493750', '0', '-0.2'),
-      // REF: (88000 + 10 + 3000) * 0.78125 = 71101.5625; volume 15625 + 6000; (0.78125 - 0.78125) / 0.78125 = 0.
-      row(REF, '0.78125', 104, '71101.5625', '21625', '0'),
-      // wNEAR: (18000 + 11000 + 50000) * 6.25 = 493750; volume 15625 + 6500; (6.25 - 7.8125) / 7.8125 = -0.2.
-      row(WNEAR, '6.25', 104, '493750', '22125', '-0.2'),
+      // REF: (88000 + 10 + 3000) * 0.78125 = 71101.5625; volume per hop: carol 15625 + bob's first hop 7000
+      // (1000 wNEAR at 7); (0.78125 - 0.78125) / 0.78125 = 0.
+      row(REF, '0.78125', 104, '71101.5625', '22625', '0'),
+      // wNEAR: (18000 + 11000 + 50000) * 6.25 = 493750; volume: carol 15625 + bob's two hops 7000 + 6000 (wNEAR is
+      // in both pools he crossed) + dave 6500 = 35125; (6.25 - 7.8125) / 7.8125 = -0.2.
+      row(WNEAR, '6.25', 104, '493750', '35125', '-0.2'),
     ]);
   });
 
-  it('builds OHLC candles from the trades, merging across batches and splitting at bucket edges', async () => {
+  it('builds OHLC candles from the hops, merging across batches and splitting at bucket edges', async () => {
     const candle = async (token: string, resolution: string, start: number) =>
       (
         await db.pool.query(
@@ -303,24 +311,28 @@ describe('prices, candles and market figures through the store', () => {
         )
       ).rows[0];
     const ohlc = (o: string, h: string, l: string, c: string, volumeUsd: string, volume: bigint, trades: number) => ({ o: usd(o), h: usd(h), l: usd(l), c: usd(c), usd: usd(volumeUsd), volume: volume.toString(), trades });
-    // wNEAR, minute 0: alice's buy implies 25000 / 4000 = 6.25, carol's sale ticks at wNEAR's own 7.8125; bob's
-    // trade is REF -> USDC (wNEAR only in between): no tick.
+    // Ticks come from hops, each at its own rate. wNEAR, minute 0: alice's buy implies 25000 / 4000 = 6.25, carol's
+    // sale ticks at wNEAR's own 7.8125.
     expect(await candle(WNEAR, '1m', T0)).toEqual(ohlc('6.25', '7.8125', '6.25', '7.8125', '40625', near(6_000), 2));
+    // Minute 1: bob's two hops, REF -> wNEAR at wNEAR's own 7 (value 7000), then wNEAR -> USDC implying 6000 / 1000
+    // = 6: a price each pool really paid, not the whole trade's 6000 over an intermediate amount.
+    expect(await candle(WNEAR, '1m', T0 + 60 * SECOND)).toEqual(ohlc('7', '7', '6', '6', '13000', near(2_000), 2));
     expect(await candle(WNEAR, '1m', T0 + DAY)).toEqual(ohlc('6.5', '6.5', '6.5', '6.5', '6500', near(1_000), 1));
-    // The week from Monday t0 holds all three: open 6.25, high 7.8125, low 6.25, close 6.5 (dave: 6500 / 1000).
-    expect(await candle(WNEAR, '1w', T0)).toEqual(ohlc('6.25', '7.8125', '6.25', '6.5', '47125', near(7_000), 3));
-    // REF: carol implies 15625 / 20000 = 0.78125 at t0+50s, bob 6000 / 8000 = 0.75 at t0+70s, across a minute edge.
+    // The week from Monday t0 holds all five ticks: open 6.25, high 7.8125, low 6, close 6.5 (dave: 6500 / 1000).
+    expect(await candle(WNEAR, '1w', T0)).toEqual(ohlc('6.25', '7.8125', '6', '6.5', '60125', near(9_000), 5));
+    // REF: carol implies 15625 / 20000 = 0.78125 at t0+50s; bob's first hop 7000 / 8000 = 0.875 at t0+70s (REF's
+    // own price then), across a minute edge.
     expect(await candle(REF, '1m', T0)).toEqual(ohlc('0.78125', '0.78125', '0.78125', '0.78125', '15625', ref(20_000), 1));
-    expect(await candle(REF, '1m', T0 + 60 * SECOND)).toEqual(ohlc('0.75', '0.75', '0.75', '0.75', '6000', ref(8_000), 1));
-    expect(await candle(REF, '5m', T0)).toEqual(ohlc('0.78125', '0.78125', '0.75', '0.75', '21625', ref(28_000), 2));
+    expect(await candle(REF, '1m', T0 + 60 * SECOND)).toEqual(ohlc('0.875', '0.875', '0.875', '0.875', '7000', ref(8_000), 1));
+    expect(await candle(REF, '5m', T0)).toEqual(ohlc('0.78125', '0.875', '0.78125', '0.875', '22625', ref(28_000), 2));
     expect(await candle(USDC, '1d', T0)).toEqual(ohlc('1', '1', '1', '1', '31000', usdc(31_000), 2));
-    // Buckets per token and resolution (1m 5m 15m 1h 4h 1d 1w): USDC trades at t0+20s, t0+70s, t0+1d+30s: 3+2+2+2+2+2+1
-    // = 14; wNEAR at t0+20s, t0+50s, t0+1d+30s: 2+2+2+2+2+2+1 = 13; REF at t0+50s, t0+70s: 2+1+1+1+1+1+1 = 8.
+    // Buckets per token and resolution (1m 5m 15m 1h 4h 1d 1w): USDC hops at t0+20s, t0+70s, t0+1d+30s: 3+2+2+2+2+2+1
+    // = 14; wNEAR at t0+20s, t0+50s, t0+70s, t0+1d+30s: 3+2+2+2+2+2+1 = 14; REF at t0+50s, t0+70s: 2+1+1+1+1+1+1 = 8.
     const { rows } = await db.pool.query(`select token, count(*)::int as n from candles group by token order by token collate "C"`);
     expect(rows).toEqual([
       { token: USDC, n: 14 },
       { token: REF, n: 8 },
-      { token: WNEAR, n: 13 },
+      { token: WNEAR, n: 14 },
     ]);
   });
 
@@ -335,6 +347,85 @@ describe('prices, candles and market figures through the store', () => {
   it('rebuild gives identical tables', async () => {
     await rebuild(db);
     expect(await tableChecksums(db)).toEqual(clean);
+  });
+
+  it('counts no conversion as volume: wraps, inner-balance deposits and stakes are activity, a liquid unstake is volume', async () => {
+    const other = await createMigratedDb();
+    await writeInBatches(other, [BLOCKS]);
+    // 105 @ t0+1d+40s, prices as after 104 (NEAR 6.25, REF 0.78125, LINEAR 7.5), no pool moves:
+    //   erin wraps 100 NEAR; deposits 50 REF into the exchange (REF -> inner REF); stakes 12 NEAR for 10 LINEAR at
+    //   the protocol's rate; and unstakes 10 LINEAR for 11 NEAR instantly, out of the protocol's liquidity pool.
+    const conversion = (index: number, dex: SwapEvent['dex'], poolId: string | null, tokenIn: string, amountIn: bigint, tokenOut: string, amountOut: bigint): SwapEvent => ({
+      ...swap(105, `r-erin-${index}`, 0, 'erin.near', '', tokenIn, amountIn, tokenOut, amountOut),
+      dex,
+      contractId: dex === 'Wrap' ? WNEAR : LINEAR,
+      poolId,
+    });
+    const events = [
+      conversion(0, 'Wrap', null, 'near', near(100), WNEAR, near(100)),
+      conversion(1, 'Wrap', null, REF, ref(50), `inner-nep141:${REF}`, ref(50)),
+      conversion(2, 'StakeB', LINEAR, 'near', near(12), LINEAR, near(10)),
+      conversion(3, 'StakeB', LINEAR, LINEAR, near(10), 'near', near(11)),
+    ];
+    await writeBatch(other, prepareBatch([block(105)], events));
+    const { rows: hops } = await other.pool.query(`select receipt_id, volume_usd::text from trade_hops where block_height = 105 order by receipt_id`);
+    // Only the unstake is volume: 11 NEAR at 6.25 = 68.75.
+    expect(hops).toEqual([
+      { receipt_id: 'r-erin-0', volume_usd: null },
+      { receipt_id: 'r-erin-1', volume_usd: null },
+      { receipt_id: 'r-erin-2', volume_usd: null },
+      { receipt_id: 'r-erin-3', volume_usd: usd('68.75') },
+    ]);
+    // Each is still a trade with its value, for the account's activity: 100 * 6.25, 50 * 0.78125, 12 * 6.25.
+    const { rows: trades } = await other.pool.query(`select receipt_id, value_usd::text from trades where block_height = 105 order by receipt_id`);
+    expect(trades.map((t) => t.value_usd)).toEqual([usd('625'), usd('39.0625'), usd('75'), usd('68.75')]);
+    // The window is now (t0+40s, t0+1d+40s]: carol's, bob's and dave's hops and the unstake. wNEAR and REF keep
+    // their volumes from the AMM hops (35125 and 22625), NEAR and LINEAR get the unstake's 68.75, and the inner
+    // balance has no row of its own.
+    const { rows: market } = await other.pool.query(
+      `select token, volume_usd_24h::text from token_market where token = any($1) order by token collate "C"`,
+      [[WNEAR, REF, 'near', LINEAR, `inner-nep141:${REF}`]],
+    );
+    expect(market).toEqual([
+      { token: LINEAR, volume_usd_24h: usd('68.75') },
+      { token: 'near', volume_usd_24h: usd('68.75') },
+      { token: REF, volume_usd_24h: usd('22625') },
+      { token: WNEAR, volume_usd_24h: usd('35125') },
+    ]);
+    // Candles: the unstake ticks NEAR at its price and LINEAR at 68.75 / 10 = 6.875; the conversions tick nothing.
+    const { rows: candles } = await other.pool.query(
+      `select token, open_usd::text as o, volume_usd::text as usd, trades from candles where resolution = '1m' and bucket_start_ms = $1 order by token collate "C"`,
+      [T0 + DAY],
+    );
+    expect(candles).toEqual([
+      { token: USDC, o: usd('1'), usd: usd('6500'), trades: 1 },
+      { token: LINEAR, o: usd('6.875'), usd: usd('68.75'), trades: 1 },
+      { token: 'near', o: usd('6.25'), usd: usd('68.75'), trades: 1 },
+      { token: WNEAR, o: usd('6.5'), usd: usd('6500'), trades: 1 },
+    ]);
+  });
+
+  it('a database made before per-hop volume is rebuilt from its log at the next start, as migration 0015 asks', async () => {
+    const database = await createTestDatabase();
+    const old = connect(database.url);
+    try {
+      const migrator = new Migrator({ db: old.kysely, provider: { getMigrations: async () => migrations } });
+      expect((await migrator.migrateTo('0014_balances_first_height')).error).toBeUndefined();
+      // The same log, as a database of the old schema holds it.
+      await ensurePartitions(old.pool, [{ from: 100, to: 104 }]);
+      for (const table of ['blocks', 'events']) {
+        const { rows } = await db.pool.query(`select * from ${table}`);
+        await old.kysely.insertInto(table as 'events').values(rows).execute();
+      }
+      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume']);
+      expect(await rebuildsAsked(old)).toEqual(['volume and candles per hop, conversions left out (migration 0015)']);
+      await rebuild(old);
+      expect(await rebuildsAsked(old)).toEqual([]);
+      const projections = (sums: Record<string, string>) => Object.fromEntries(PROJECTIONS.map((t) => [t, sums[t]]));
+      expect(projections(await tableChecksums(old))).toEqual(projections(clean));
+    } finally {
+      await old.close();
+    }
   });
 
   it('names the tokens whose market row changed in the batch NOTIFY: price, liquidity, volume', async () => {

@@ -5,7 +5,15 @@
 // realizes its USD value minus the average cost of that amount; the part of a sell beyond the tracked amount
 // (tokens that came by transfer, whose cost no trade tells) realizes nothing and leaves no position. Trades
 // without a USD value are skipped for cost and PnL. Unrealized PnL: the tracked amount at the current price
-// minus its remaining cost.
+// minus its remaining cost. `inner-nep141:X` is X held inside the exchange: it counts as X, so a deposit into or a
+// withdrawal from the exchange (X for inner X) moves nothing (docs/methodology.md).
+import { parseTokenId } from '../../near/token-id.ts';
+
+/** The token an id holds: `inner-nep141:X` is X inside the exchange; every other id is itself. */
+function heldToken(id: string): string {
+  const parsed = parseTokenId(id);
+  return parsed?.kind === 'inner-nep141' ? parsed.contractId : id;
+}
 
 export interface PositionTrade {
   token_in: string;
@@ -37,7 +45,9 @@ export function positionsFromTrades(trades: readonly PositionTrade[]): Map<strin
     if (!p) positions.set(token, (p = empty()));
     return p;
   };
-  for (const trade of trades) {
+  for (const t of trades) {
+    const trade = { ...t, token_in: heldToken(t.token_in), token_out: heldToken(t.token_out) };
+    if (trade.token_in === trade.token_out) continue;
     const sold = of(trade.token_in);
     sold.sold += trade.amount_in;
     if (trade.value_usd !== null && sold.tracked > 0n && trade.amount_in > 0n) {

@@ -1,6 +1,7 @@
-// The market pass of a batch, joining the `trades`, `prices` and `candles` projections: block by block, the
-// prices after the block's pool states (prices.ts), then the block's trades valued at those prices (trades.ts)
-// and turned into candle ticks (candles.ts); at the end, `token_market`'s current figures.
+// The market pass of a batch, joining the `trades`, `trade_hops`, `prices` and `candles` projections: block by
+// block, the prices after the block's pool states (prices.ts), then the block's trades and their hops valued at
+// those prices (trades.ts); each hop that is volume (a trade against liquidity, not a conversion: isVolumeSwap) is added to its tokens' 24 h volume and gives each of them a candle tick at the hop's own rate
+// (candles.ts); at the end, `token_market`'s current figures. docs/methodology.md defines each figure.
 //
 // The pure step (`prepareMarketChanges`) picks from the events what changes per block; the I/O step
 // (`applyMarketChanges`) reads the state before the batch (every pool's reserves, the tokens' decimals), so it
@@ -13,6 +14,7 @@ import type { DomainEvent } from '../event-rows.ts';
 import { CandleBatch, writeCandles } from './candles.ts';
 import {
   DAY_MS,
+  formatUsd,
   impliedPrice,
   loadDecimals,
   PRICED_BY_RATE,
@@ -32,6 +34,9 @@ import {
   type TokenPrice,
 } from './prices.ts';
 import { groupTrades, tradeRow, writeTrades, type Trade } from './trades.ts';
+import { dexOf } from '../../dexes/index.ts';
+import { NEAR_TOKEN_ID } from '../../near/token-id.ts';
+import { copyRows } from '../../db/copy.ts';
 
 /** What one block changes for the prices: pools' last states (null: deleted) and tokens' decimals. */
 interface MarketStep {
@@ -41,10 +46,28 @@ interface MarketStep {
   decimals: Map<string, number>;
 }
 
+/** One pool hop of a swap: a `trade_hops` row before its USD value. */
+export interface MarketHop {
+  blockHeight: number;
+  receiptId: string;
+  index: number;
+  timestampMs: number;
+  txHash: string | null;
+  dex: string;
+  poolId: string | null;
+  trader: string | null;
+  tokenIn: string;
+  tokenOut: string;
+  amountIn: bigint;
+  amountOut: bigint;
+}
+
 export interface MarketChanges {
   /** Blocks that changed a pool or a token's decimals, in height order. */
   steps: MarketStep[];
   trades: Trade[];
+  /** Every swap event, in log order. */
+  hops: MarketHop[];
   /** The batch's last block (and its latest timestamp); null for a batch without events. */
   clock: MarketClock | null;
 }
@@ -72,9 +95,13 @@ export function prepareMarketChanges(events: readonly DomainEvent[]): MarketChan
     return s;
   };
   let latestMs = -Infinity;
+  const hops: MarketHop[] = [];
   for (const e of events) {
     latestMs = Math.max(latestMs, e.timestampMs);
-    if (e.kind === 'pool_state') {
+    if (e.kind === 'swap') {
+      const { blockHeight, receiptId, index, timestampMs, txHash, dex, trader, tokenIn, tokenOut, amountIn, amountOut } = e;
+      hops.push({ blockHeight, receiptId, index, timestampMs, txHash, dex, poolId: e.poolId === null ? null : String(e.poolId), trader, tokenIn, tokenOut, amountIn, amountOut });
+    } else if (e.kind === 'pool_state') {
       const key = `${e.dex}:${e.poolId}`;
       const { kind, tokens, amounts } = e.state;
       const phantom = (e.state as { phantomLiquidity?: bigint | string | null }).phantomLiquidity;
@@ -87,7 +114,7 @@ export function prepareMarketChanges(events: readonly DomainEvent[]): MarketChan
   }
   const last = events.at(-1);
   const clock = last ? { height: last.blockHeight, timestampMs: latestMs } : null;
-  return { steps: [...steps.values()], trades: groupTrades(events), clock };
+  return { steps: [...steps.values()], trades: groupTrades(events), hops, clock };
 }
 
 async function loadPools(tx: Tx): Promise<MarketPool[]> {
@@ -99,25 +126,53 @@ async function loadPools(tx: Tx): Promise<MarketPool[]> {
 const setsPrice = (pool: MarketPool | null | undefined) => !!pool && (PRICED_BY_RESERVES.has(pool.kind) || PRICED_BY_RATE.has(pool.kind));
 const sameTokens = (a: MarketPool, b: MarketPool) => a.tokens.length === b.tokens.length && a.tokens.every((t, i) => t === b.tokens[i]);
 
-/** The trade's USD value from its side with the lower price rank (closer to the anchors), and a tick per side. */
-function valueTrade(trade: Trade, prices: ReadonlyMap<string, TokenPrice>, decimalsOf: (token: string) => number | undefined) {
-  const sides = [
-    { token: trade.tokenIn, amount: trade.amountIn },
-    { token: trade.tokenOut, amount: trade.amountOut },
-  ].map((s) => ({ ...s, price: prices.get(pricingToken(s.token)), decimals: decimalsOf(s.token) }));
-  let valued: (typeof sides)[number] | undefined;
-  for (const side of sides) {
+/**
+ * The USD value of a swap (a trade or one hop) from its side with the lower price rank (closer to the anchors),
+ * and a candle tick per side: the valued side at its price, the other at the price the swap implies.
+ */
+function valueSwap(
+  sides: readonly { token: string; amount: bigint }[],
+  prices: ReadonlyMap<string, TokenPrice>,
+  decimalsOf: (token: string) => number | undefined,
+) {
+  const priced = sides.map((s) => ({ ...s, price: prices.get(pricingToken(s.token)), decimals: decimalsOf(s.token) }));
+  let valued: (typeof priced)[number] | undefined;
+  for (const side of priced) {
     if (side.price && side.decimals !== undefined && (!valued || side.price.rank < valued.price!.rank)) valued = side;
   }
   if (!valued) return { value: null, ticks: [] };
   const value = usdValue(valued.amount, valued.price!.price, valued.decimals!);
-  const ticks = sides.flatMap((s) => {
+  const ticks = priced.flatMap((s) => {
     if (s === valued) return [{ token: s.token, price: s.price!.price, volume: s.amount }];
     if (s.amount <= 0n || s.decimals === undefined) return [];
     return [{ token: s.token, price: impliedPrice(value, s.amount, s.decimals), volume: s.amount }];
   });
   return { value, ticks };
 }
+
+/**
+ * Whether a swap is volume: a trade against a pool's liquidity, or a conversion at a fixed or protocol rate (wraps,
+ * inner-balance deposits and withdrawals, stakes), which is activity only (docs/methodology.md). A stake DEX's
+ * swap to native NEAR is a liquid (instant) unstake, paid out of the protocol's liquidity pool at a fee that moves
+ * with that pool: volume. A DEX id not in the registry is counted.
+ */
+export function isVolumeSwap(dexId: string, tokenOut: string): boolean {
+  const activity = dexOf(dexId)?.activity ?? 'trade';
+  return activity === 'trade' || (activity === 'stake' && tokenOut === NEAR_TOKEN_ID);
+}
+
+/** Items by block height, in their order (Map.groupBy is Node 21's). */
+function byHeight<T extends { blockHeight: number }>(items: readonly T[]): Map<number, T[]> {
+  const out = new Map<number, T[]>();
+  for (const item of items) {
+    const list = out.get(item.blockHeight);
+    if (list) list.push(item);
+    else out.set(item.blockHeight, [item]);
+  }
+  return out;
+}
+
+const HOP_COLUMNS = ['block_height', 'receipt_id', 'index', 'timestamp_ms', 'tx_hash', 'dex', 'pool_id', 'trader', 'token_in', 'token_out', 'amount_in', 'amount_out', 'volume_usd'];
 
 /** Writes the batch's prices, trades, candles and market figures; returns the tokens whose price changed. */
 export async function applyMarketChanges(tx: Tx, changes: MarketChanges): Promise<Set<string>> {
@@ -131,9 +186,10 @@ export async function applyMarketChanges(tx: Tx, changes: MarketChanges): Promis
   const update: MarketUpdate = { quotes: [], volumeAdded: new Map(), repriced: new Set() };
   const priceRows: PriceRow[] = [];
   const tradeRows: CopyValue[][] = [];
+  const hopRows: CopyValue[][] = [];
   const candles = new CandleBatch();
 
-  if (changes.steps.length || changes.trades.length) {
+  if (changes.steps.length || changes.trades.length || changes.hops.length) {
     const pools = new PriceGraph(await loadPools(tx));
     const tokens = new Set<string>();
     for (const pool of pools.pools()) for (const t of pool.tokens) tokens.add(t);
@@ -147,13 +203,9 @@ export async function applyMarketChanges(tx: Tx, changes: MarketChanges): Promis
     const priceHeight = new Map<string, number>();
 
     const steps = new Map(changes.steps.map((s) => [s.height, s]));
-    const tradesAt = new Map<number, Trade[]>();
-    for (const t of changes.trades) {
-      const list = tradesAt.get(t.blockHeight);
-      if (list) list.push(t);
-      else tradesAt.set(t.blockHeight, [t]);
-    }
-    const heights = [...new Set([...steps.keys(), ...tradesAt.keys()])].sort((a, b) => a - b);
+    const tradesAt = byHeight(changes.trades);
+    const hopsAt = byHeight(changes.hops);
+    const heights = [...new Set([...steps.keys(), ...tradesAt.keys(), ...hopsAt.keys()])].sort((a, b) => a - b);
     const windowStart = clock.timestampMs - DAY_MS;
 
     for (const height of heights) {
@@ -186,14 +238,20 @@ export async function applyMarketChanges(tx: Tx, changes: MarketChanges): Promis
         }
       }
       for (const trade of tradesAt.get(height) ?? []) {
-        const { value, ticks } = valueTrade(trade, prices, decimalsOf);
-        tradeRows.push(tradeRow(trade, value));
+        const sides = [{ token: trade.tokenIn, amount: trade.amountIn }, { token: trade.tokenOut, amount: trade.amountOut }];
+        tradeRows.push(tradeRow(trade, valueSwap(sides, prices, decimalsOf).value));
+      }
+      for (const hop of hopsAt.get(height) ?? []) {
+        const { value, ticks } = isVolumeSwap(hop.dex, hop.tokenOut)
+          ? valueSwap([{ token: hop.tokenIn, amount: hop.amountIn }, { token: hop.tokenOut, amount: hop.amountOut }], prices, decimalsOf)
+          : { value: null, ticks: [] };
+        hopRows.push([hop.blockHeight, hop.receiptId, hop.index, hop.timestampMs, hop.txHash, hop.dex, hop.poolId, hop.trader, hop.tokenIn, hop.tokenOut, hop.amountIn, hop.amountOut, value === null ? null : formatUsd(value)]);
         if (value === null) continue;
-        // Every valued trade touches its tokens' rows, even when already out of the window: which rows exist
-        // must not depend on where batches end.
-        const counted = trade.timestampMs > windowStart ? value : 0n;
-        for (const token of new Set([trade.tokenIn, trade.tokenOut])) update.volumeAdded.set(token, (update.volumeAdded.get(token) ?? 0n) + counted);
-        for (const tick of ticks) candles.add({ ...tick, timestampMs: trade.timestampMs, volumeUsd: value });
+        // Every volume hop touches its tokens' rows, even when already out of the window: which rows exist must
+        // not depend on where batches end.
+        const counted = hop.timestampMs > windowStart ? value : 0n;
+        for (const token of new Set([hop.tokenIn, hop.tokenOut])) update.volumeAdded.set(token, (update.volumeAdded.get(token) ?? 0n) + counted);
+        for (const tick of ticks) candles.add({ ...tick, timestampMs: hop.timestampMs, volumeUsd: value });
       }
     }
 
@@ -214,6 +272,7 @@ export async function applyMarketChanges(tx: Tx, changes: MarketChanges): Promis
   // Before the batch's trades are written: the volume that left the window is read from earlier trades only.
   const written = await writeMarket(tx, update, previous, clock);
   await writeTrades(tx, tradeRows);
+  await copyRows(tx.client, 'trade_hops', HOP_COLUMNS, hopRows);
   await writeCandles(tx, candles.rows());
   await saveClock(tx, clock);
   // Every token whose market row changed (price, liquidity, volume, change): subscribers to it must re-read it.

@@ -1,5 +1,5 @@
 // Pool projections: `pools` (current state per pool) and `pool_history` (the state after each block that changed
-// it), from the DEXes' pool_state events, and `trade_hops` from their swap events. A pool whose latest write did
+// it), from the DEXes' pool_state events (`trade_hops` is the market pass's, market.ts). A pool whose latest write did
 // not decode (an `undecoded` event naming it) is marked `stale` until a readable state arrives: its last known
 // state is kept for inspection, but nothing routes through it. A pure step picks the rows, an I/O step writes them.
 import type { Tx } from '../../db/connect.ts';
@@ -18,11 +18,8 @@ export interface PoolChanges {
   stale: { dex: string; poolId: string }[];
   /** `dex:pool_id` of every pool changed, for the NOTIFY. */
   keys: string[];
-  /** COPY text of `trade_hops` rows. */
-  hops: string;
 }
 
-const HOP_COLUMNS = ['block_height', 'receipt_id', 'index', 'timestamp_ms', 'tx_hash', 'dex', 'pool_id', 'trader', 'token_in', 'token_out', 'amount_in', 'amount_out'];
 
 const COLUMNS = ['dex', 'pool_id', 'kind', 'tokens', 'amounts', 'total_fee', 'state'];
 
@@ -32,12 +29,7 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
   const latest = new Map<string, { height: number; row: CopyValue[] }>();
   const deleted = new Map<string, { dex: string; poolId: string }>();
   const stale = new Map<string, { dex: string; poolId: string }>();
-  const hops: CopyValue[][] = [];
   for (const e of events) {
-    if (e.kind === 'swap') {
-      const pool = e.poolId === null ? null : String(e.poolId);
-      hops.push([e.blockHeight, e.receiptId, e.index, e.timestampMs, e.txHash, e.dex, pool, e.trader, e.tokenIn, e.tokenOut, e.amountIn, e.amountOut]);
-    }
     if (e.kind === 'pool_state') {
       const key = `${e.dex}:${e.poolId}`;
       const { kind, tokens, amounts, totalFee } = e.state;
@@ -62,12 +54,10 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
     deleted: [...deleted.values()],
     stale: [...stale.values()],
     keys: [...new Set([...latest.keys(), ...deleted.keys(), ...stale.keys()])].sort(),
-    hops: copyText(hops),
   };
 }
 
 export async function applyPoolChanges(tx: Tx, changes: PoolChanges): Promise<void> {
-  await copyRows(tx.client, 'trade_hops', HOP_COLUMNS, changes.hops);
   await copyRows(tx.client, 'pool_history', ['dex', 'pool_id', 'block_height', ...COLUMNS.slice(2)], changes.history);
   if (changes.latest.length) {
     await sql`create temp table if not exists pool_changes (like pools including defaults) on commit delete rows`.execute(tx.kysely);

@@ -416,7 +416,7 @@ export async function saveClock(tx: Tx, clock: MarketClock): Promise<void> {
 export interface MarketUpdate {
   /** Tokens whose price (`price_height` set) or liquidity changed, with their values after the batch. */
   quotes: { token: string; price: bigint | null; priceHeight: number | null; liquidity: bigint | null }[];
-  /** Per token: USD volume of the batch's trades inside the window after the batch (0 for a trade already out
+  /** Per token: USD volume of the batch's volume hops inside the window after the batch (0 for a hop already out
    * of it: the token is still touched, so the set of rows does not depend on batching). */
   volumeAdded: Map<string, bigint>;
   /** Tokens with a price row in the batch. */
@@ -426,9 +426,9 @@ export interface MarketUpdate {
 /**
  * Writes `token_market`. The 24 h figures are kept exact and incremental against the clock (the latest block
  * timestamp seen), whose window is (clock - 24 h, clock]:
- * - `volume_usd_24h` += the batch's trades inside the window, -= the earlier trades the window left as the clock
- *   moved from `previous` to `clock` (read from `trades` by timestamp: each trade is added once and taken out
- *   once, never rescanned). Call before the batch's trades are in `trades`.
+ * - `volume_usd_24h` += the batch's volume hops inside the window, -= the earlier hops the window left as the clock
+ *   moved from `previous` to `clock` (read from `trade_hops` by timestamp: each hop is added once and taken out
+ *   once, never rescanned). Call before the batch's hops are in `trade_hops`.
  * - `price_change_24h` = price now / price at (clock - 24 h) - 1, where the price at a time is the last `prices`
  *   row at or before it. It is recomputed only for tokens whose price moved in the batch or whose reference row
  *   changed (a `prices` row crossed clock - 24 h). Call after the batch's rows are in `prices`.
@@ -443,11 +443,11 @@ export async function writeMarket(tx: Tx, update: MarketUpdate, previous: Market
   const volume = new Map(update.volumeAdded);
   if (previousStart !== null && windowStart > previousStart) {
     const left = await sql<{ token: string; usd: string }>`
-      select token, sum(value_usd)::text as usd from (
-        select token_in as token, value_usd, timestamp_ms from trades
-        union all select token_out, value_usd, timestamp_ms from trades where token_out <> token_in
+      select token, sum(volume_usd)::text as usd from (
+        select token_in as token, volume_usd, timestamp_ms from trade_hops
+        union all select token_out, volume_usd, timestamp_ms from trade_hops where token_out <> token_in
       ) t
-      where value_usd is not null and timestamp_ms > ${previousStart} and timestamp_ms <= ${windowStart}
+      where volume_usd is not null and timestamp_ms > ${previousStart} and timestamp_ms <= ${windowStart}
       group by token`.execute(kysely);
     for (const r of left.rows) volume.set(r.token, (volume.get(r.token) ?? 0n) - parseUsd(r.usd));
   }

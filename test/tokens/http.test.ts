@@ -244,26 +244,41 @@ describe('trades.query and transfers.query', () => {
 
 describe('candles.get', () => {
   it('candles from the table, gaps filled with the previous close', async () => {
-    // A token and a minute with no candle after one that has one, all closed by the latest block.
+    // Every token of the realnet's first 300 blocks trades each minute; a pool does not. A pool, one of its tokens
+    // and a minute with no hop after one that has one, all closed by the latest block.
     const [gap] = await query(
-      `select token, bucket_start_ms + 60000 as missing from candles c where resolution = '1m'
-         and not exists (select 1 from candles d where d.token = c.token and d.resolution = '1m' and d.bucket_start_ms = c.bucket_start_ms + 60000)
-         and c.bucket_start_ms + 180000 <= $1
-       order by token, bucket_start_ms limit 1`,
+      `with ticks as (
+         select dex, pool_id, token_in as token, (timestamp_ms / 60000) * 60000 as bucket from trade_hops where volume_usd is not null and pool_id is not null
+         union select dex, pool_id, token_out, (timestamp_ms / 60000) * 60000 from trade_hops where volume_usd is not null and pool_id is not null)
+       select t.dex, t.pool_id, t.token, t.bucket + 60000 as missing from ticks t join tokens k on k.token = t.token and k.decimals is not null
+       where not exists (select 1 from ticks u where (u.dex, u.pool_id, u.token) = (t.dex, t.pool_id, t.token) and u.bucket = t.bucket + 60000)
+         and t.bucket + 180000 <= $1
+       order by t.dex, t.pool_id, t.token, t.bucket limit 1`,
       [head.timestamp_ms],
     );
-    expect(gap, 'the realnet has a token with a gap in its 1m candles').toBeDefined();
+    expect(gap, 'the realnet has a pool with a gap in its 1m candles').toBeDefined();
     const from = Number(gap.missing) - 60_000;
     const to = Number(gap.missing) + 60_000;
-    const stored = await query(`select bucket_start_ms, close_usd::text from candles where token = $1 and resolution = '1m' and bucket_start_ms between $2 and $3 order by 1`, [gap.token, from, to]);
-    const filled = await get(`/candles?token=${gap.token}&resolution=1m&from_millis=${from}&to_millis=${to}`);
+    // The hops' own rates (USD value over the token's amount, floored to 10^-18), computed here from trade_hops.
+    const stored = await query(
+      `select (h.timestamp_ms / 60000) * 60000 as bucket_start_ms,
+         (array_agg(div(h.volume_usd * power(10::numeric, 18 + k.decimals), case when h.token_in = $3 then h.amount_in else h.amount_out end) * 0.000000000000000001
+           order by h.block_height desc, h.receipt_id desc, h.index desc))[1]::text as close_usd
+       from trade_hops h join tokens k on k.token = $3
+       where h.dex = $1 and h.pool_id = $2 and $3 in (h.token_in, h.token_out) and h.volume_usd is not null and h.timestamp_ms >= $4::bigint and h.timestamp_ms < $5::bigint + 60000
+       group by 1 order by 1`,
+      [gap.dex, gap.pool_id, gap.token, from, to],
+    );
+    const url = `/candles?token=${gap.token}&pool_id=${gap.pool_id}&dex=${gap.dex}&resolution=1m&from_millis=${from}&to_millis=${to}`;
+    const filled = await get(url);
     const candles = filled.json!.candles as Message[];
-    expect(candles.map((c) => c.time_millis)).toEqual([from, from + 60_000, to].filter((t) => t <= to));
+    expect(candles.map((c) => c.time_millis)).toEqual([from, from + 60_000, to]);
+    expect(candles[0]!.close).toBe(trimmed(stored[0].close_usd));
     const previousClose = trimmed(stored[0].close_usd);
     expect(candles[1]).toEqual({ time_millis: from + 60_000, open: previousClose, high: previousClose, low: previousClose, close: previousClose, volume_quote: '0', volume: '0', trades: 0 });
     // to_millis's candle has closed: historical
     expect(filled.headers['cache-control']).toBe('public, max-age=86400');
-    const unfilled = await get(`/candles?token=${gap.token}&resolution=1m&from_millis=${from}&to_millis=${to}&fill=false`);
+    const unfilled = await get(`${url}&fill=false`);
     expect(unfilled.json!.candles.map((c: Message) => c.time_millis)).toEqual(stored.map((r) => Number(r.bucket_start_ms)));
   });
 

@@ -32,7 +32,7 @@ export function bucketStart(millis: number, resolution: Resolution): number {
 
 export const candlesGetParams = z.strictObject({
   token: tokenIdParam,
-  pool_id: poolIdParam.optional().describe("only the trades through this pool (one of its tokens): its hops, each at its trade's USD value; with dex when the id is several DEXes'"),
+  pool_id: poolIdParam.optional().describe("only the hops through this pool (one of its tokens), each at its own rate; with dex when the id is several DEXes'"),
   dex: dexParam.optional().describe("the pool's DEX (with pool_id)"),
   resolution: z.enum(Object.keys(RESOLUTION_MS) as [Resolution, ...Resolution[]]),
   from_millis: z.int().min(0).optional().describe('first bucket: the one containing this time'),
@@ -141,9 +141,9 @@ export const candlesGet = defineMethod({
 });
 
 /**
- * A pool's candles of one of its tokens, `candles` rows made from its hops: a tick per hop through the pool with a
- * USD value, at the price its trade implies (the trade's USD value over the token's amount in the hop, floored to
- * 10^-18 USD as the indexer's implied prices are), volumes the trade's USD value and the hop's amount. `rows`: the
+ * A pool's candles of one of its tokens, `candles` rows made from its hops: a tick per volume hop through the pool,
+ * at the hop's own rate (its USD value over the token's amount in the hop, floored to 10^-18 USD as the indexer's
+ * implied prices are), volumes the hop's USD value and amount (docs/methodology.md). `rows`: the
  * buckets from `first` to `last`; `before`: the last tick before `first` as a candle, for the fill.
  */
 async function poolCandleRows(
@@ -163,14 +163,12 @@ async function poolCandleRows(
   // The range's heights too, so only the partitions of its hops are read.
   const window = await timeWindow(snapshot.db, { after_millis: range.first - 1, before_millis: end });
   const ticks = (when: RawBuilder<unknown>) => sql`
-    select h.block_height, h.receipt_id, h.index, ((h.timestamp_ms - ${origin}) / ${step}) * ${step} + ${origin} as bucket_start_ms, x.amount, tr.value_usd,
-      div(tr.value_usd * power(10::numeric, ${18 + decimals}), x.amount) * 0.000000000000000001 as price
+    select h.block_height, h.receipt_id, h.index, ((h.timestamp_ms - ${origin}) / ${step}) * ${step} + ${origin} as bucket_start_ms, x.amount, h.volume_usd as value_usd,
+      div(h.volume_usd * power(10::numeric, ${18 + decimals}), x.amount) * 0.000000000000000001 as price
     from trade_hops h
-    -- A hop's trade: one receipt can settle several accounts' trades (trades.ts groups by dex, receipt and trader).
-    join trades tr on tr.block_height = h.block_height and tr.receipt_id = h.receipt_id and tr.dex = h.dex and tr.trader is not distinct from h.trader
     cross join lateral (select case when h.token_in = ${token} then h.amount_in else h.amount_out end as amount) x
     where h.pool_id = ${pool.pool_id} ${pool.dex === null ? sql`` : sql`and h.dex = ${pool.dex}`} and (h.token_in = ${token} or h.token_out = ${token})
-      and tr.value_usd is not null and x.amount > 0 and ${when}`;
+      and h.volume_usd is not null and x.amount > 0 and ${when}`;
   const inRange = sql`h.timestamp_ms >= ${range.first} and h.timestamp_ms < ${end} and h.block_height > ${window.aboveHeight ?? -1} and h.block_height < ${window.belowHeight ?? snapshot.head.height + 1}`;
   const { rows } = await sql<CandleRow>`
     select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from (

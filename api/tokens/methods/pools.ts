@@ -1,6 +1,6 @@
 // pools.get: the pools of every DEX (the `pools` table) with their market figures, read at the snapshot's head:
 // `liquidity_usd` (the USD value of the reserves a pool holds, at `token_market` prices), `volume_usd_24h` (the
-// USD value of the trades through it in the 24 h up to the head, from `trade_hops` and `trades`) and `price` (its
+// USD value of its hops in the 24 h up to the head, `trade_hops.volume_usd`: conversions are not volume) and `price` (its
 // DEX's own marginal rate, dexes/<id>/: the hop from tokens[0] to tokens[1]). Filtered by token, DEX, pool id and
 // minimum liquidity, sorted by liquidity or volume, paged by limit and offset as tokens.get is. Also how
 // trades.query, candles.get and trades.subscribe name a pool (`resolvePool`).
@@ -163,11 +163,9 @@ export const poolsGet = defineMethod({
         group by p.dex, p.pool_id
       ),
       v as (
-        select h.dex, h.pool_id, sum(tr.value_usd) as volume
+        select h.dex, h.pool_id, sum(h.volume_usd) as volume
         from trade_hops h
-        -- A hop's trade: one receipt can settle several accounts' trades (trades.ts groups by dex, receipt and trader).
-        join trades tr on tr.block_height = h.block_height and tr.receipt_id = h.receipt_id and tr.dex = h.dex and tr.trader is not distinct from h.trader
-        where (h.dex, h.pool_id) in (select dex, pool_id from p) and ${hopWindow} and tr.value_usd is not null
+        where (h.dex, h.pool_id) in (select dex, pool_id from p) and ${hopWindow} and h.volume_usd is not null
         group by h.dex, h.pool_id
       )
       select p.dex, p.pool_id, p.kind, p.tokens, p.amounts::text[] as amounts, p.total_fee, p.state, p.updated_height, p.stale,
