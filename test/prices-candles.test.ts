@@ -349,7 +349,7 @@ describe('prices, candles and market figures through the store', () => {
     expect(await tableChecksums(db)).toEqual(clean);
   });
 
-  it('counts no conversion as volume: wraps, inner-balance deposits and stakes are activity, a liquid unstake is volume', async () => {
+  it('counts no conversion as volume (wraps, inner-balance deposits, stakes), counts a liquid unstake, and a solver fill once', async () => {
     const other = await createMigratedDb();
     await writeInBatches(other, [BLOCKS]);
     // 105 @ t0+1d+40s, prices as after 104 (NEAR 6.25, REF 0.78125, LINEAR 7.5), no pool moves:
@@ -366,42 +366,51 @@ describe('prices, candles and market figures through the store', () => {
       conversion(1, 'Wrap', null, REF, ref(50), `inner-nep141:${REF}`, ref(50)),
       conversion(2, 'StakeB', LINEAR, 'near', near(12), LINEAR, near(10)),
       conversion(3, 'StakeB', LINEAR, LINEAR, near(10), 'near', near(11)),
+      // A solver's fill (QuoteA, no pool): erin's side, 100 USDC for 16 wNEAR, and the solver's mirror of it in the
+      // same receipt: one exchange, counted once.
+      { ...swap(105, 'r-erin-4', 0, 'erin.near', '', USDC, usdc(100), WNEAR, near(16)), dex: 'QuoteA', contractId: 'intents.near', poolId: null },
+      { ...swap(105, 'r-erin-4', 1, 'solver.near', '', WNEAR, near(16), USDC, usdc(100)), dex: 'QuoteA', contractId: 'intents.near', poolId: null },
     ];
     await writeBatch(other, prepareBatch([block(105)], events));
-    const { rows: hops } = await other.pool.query(`select receipt_id, volume_usd::text from trade_hops where block_height = 105 order by receipt_id`);
-    // Only the unstake is volume: 11 NEAR at 6.25 = 68.75.
+    const { rows: hops } = await other.pool.query(`select receipt_id, index, volume_usd::text from trade_hops where block_height = 105 order by receipt_id, index`);
+    // Volume: the unstake, 11 NEAR at 6.25 = 68.75, and the fill's first leg, 100 USDC.
     expect(hops).toEqual([
-      { receipt_id: 'r-erin-0', volume_usd: null },
-      { receipt_id: 'r-erin-1', volume_usd: null },
-      { receipt_id: 'r-erin-2', volume_usd: null },
-      { receipt_id: 'r-erin-3', volume_usd: usd('68.75') },
+      { receipt_id: 'r-erin-0', index: 0, volume_usd: null },
+      { receipt_id: 'r-erin-1', index: 0, volume_usd: null },
+      { receipt_id: 'r-erin-2', index: 0, volume_usd: null },
+      { receipt_id: 'r-erin-3', index: 0, volume_usd: usd('68.75') },
+      { receipt_id: 'r-erin-4', index: 0, volume_usd: usd('100') },
+      { receipt_id: 'r-erin-4', index: 1, volume_usd: null },
     ]);
-    // Each is still a trade with its value, for the account's activity: 100 * 6.25, 50 * 0.78125, 12 * 6.25.
-    const { rows: trades } = await other.pool.query(`select receipt_id, value_usd::text from trades where block_height = 105 order by receipt_id`);
-    expect(trades.map((t) => t.value_usd)).toEqual([usd('625'), usd('39.0625'), usd('75'), usd('68.75')]);
-    // The window is now (t0+40s, t0+1d+40s]: carol's, bob's and dave's hops and the unstake. wNEAR and REF keep
-    // their volumes from the AMM hops (35125 and 22625), NEAR and LINEAR get the unstake's 68.75, and the inner
-    // balance has no row of its own.
+    // Each is still a trade with its value, for the accounts' activity: 100 * 6.25, 50 * 0.78125, 12 * 6.25, and the
+    // fill's two sides.
+    const { rows: trades } = await other.pool.query(`select receipt_id, value_usd::text from trades where block_height = 105 order by receipt_id, trader`);
+    expect(trades.map((t) => t.value_usd)).toEqual([usd('625'), usd('39.0625'), usd('75'), usd('68.75'), usd('100'), usd('100')]);
+    // The window is now (t0+40s, t0+1d+40s]: carol's, bob's and dave's hops, the unstake and the fill. wNEAR and USDC
+    // gain the fill's 100 (35125 + 100, 12500 + 100), REF keeps 22625, NEAR and LINEAR get the unstake's 68.75, and
+    // the inner balance has no row of its own.
     const { rows: market } = await other.pool.query(
       `select token, volume_usd_24h::text from token_market where token = any($1) order by token collate "C"`,
-      [[WNEAR, REF, 'near', LINEAR, `inner-nep141:${REF}`]],
+      [[USDC, WNEAR, REF, 'near', LINEAR, `inner-nep141:${REF}`]],
     );
     expect(market).toEqual([
+      { token: USDC, volume_usd_24h: usd('12600') },
       { token: LINEAR, volume_usd_24h: usd('68.75') },
       { token: 'near', volume_usd_24h: usd('68.75') },
       { token: REF, volume_usd_24h: usd('22625') },
-      { token: WNEAR, volume_usd_24h: usd('35125') },
+      { token: WNEAR, volume_usd_24h: usd('35225') },
     ]);
-    // Candles: the unstake ticks NEAR at its price and LINEAR at 68.75 / 10 = 6.875; the conversions tick nothing.
+    // Candles: the unstake ticks NEAR at its price and LINEAR at 68.75 / 10 = 6.875; the fill ticks USDC at 1 and
+    // wNEAR at 100 / 16 = 6.25 once; the conversions tick nothing.
     const { rows: candles } = await other.pool.query(
-      `select token, open_usd::text as o, volume_usd::text as usd, trades from candles where resolution = '1m' and bucket_start_ms = $1 order by token collate "C"`,
+      `select token, open_usd::text as o, close_usd::text as c, volume_usd::text as usd, trades from candles where resolution = '1m' and bucket_start_ms = $1 order by token collate "C"`,
       [T0 + DAY],
     );
     expect(candles).toEqual([
-      { token: USDC, o: usd('1'), usd: usd('6500'), trades: 1 },
-      { token: LINEAR, o: usd('6.875'), usd: usd('68.75'), trades: 1 },
-      { token: 'near', o: usd('6.25'), usd: usd('68.75'), trades: 1 },
-      { token: WNEAR, o: usd('6.5'), usd: usd('6500'), trades: 1 },
+      { token: USDC, o: usd('1'), c: usd('1'), usd: usd('6600'), trades: 2 },
+      { token: LINEAR, o: usd('6.875'), c: usd('6.875'), usd: usd('68.75'), trades: 1 },
+      { token: 'near', o: usd('6.25'), c: usd('6.25'), usd: usd('68.75'), trades: 1 },
+      { token: WNEAR, o: usd('6.5'), c: usd('6.25'), usd: usd('6600'), trades: 2 },
     ]);
   });
 

@@ -161,6 +161,28 @@ export function isVolumeSwap(dexId: string, tokenOut: string): boolean {
   return activity === 'trade' || (activity === 'stake' && tokenOut === NEAR_TOKEN_ID);
 }
 
+/**
+ * A request-for-quote fill (a trading DEX's swap through no pool: QuoteA's solver fills) is logged once per side,
+ * the user's and the solver's, as two swaps in one receipt with their tokens reversed. The fill is one exchange, so
+ * the second leg of each such pair is not counted again. Hops of one block, in log order.
+ */
+class RfqMirrors {
+  private readonly open = new Map<string, number>();
+
+  isCounterLeg(hop: MarketHop): boolean {
+    if (hop.poolId !== null || dexOf(hop.dex)?.activity !== 'trade') return false;
+    const mirror = `${hop.receiptId}\u0000${hop.dex}\u0000${hop.tokenOut}\u0000${hop.tokenIn}`;
+    const waiting = this.open.get(mirror) ?? 0;
+    if (waiting > 0) {
+      this.open.set(mirror, waiting - 1);
+      return true;
+    }
+    const own = `${hop.receiptId}\u0000${hop.dex}\u0000${hop.tokenIn}\u0000${hop.tokenOut}`;
+    this.open.set(own, (this.open.get(own) ?? 0) + 1);
+    return false;
+  }
+}
+
 /** Items by block height, in their order (Map.groupBy is Node 21's). */
 function byHeight<T extends { blockHeight: number }>(items: readonly T[]): Map<number, T[]> {
   const out = new Map<number, T[]>();
@@ -241,8 +263,9 @@ export async function applyMarketChanges(tx: Tx, changes: MarketChanges): Promis
         const sides = [{ token: trade.tokenIn, amount: trade.amountIn }, { token: trade.tokenOut, amount: trade.amountOut }];
         tradeRows.push(tradeRow(trade, valueSwap(sides, prices, decimalsOf).value));
       }
+      const mirrors = new RfqMirrors();
       for (const hop of hopsAt.get(height) ?? []) {
-        const { value, ticks } = isVolumeSwap(hop.dex, hop.tokenOut)
+        const { value, ticks } = isVolumeSwap(hop.dex, hop.tokenOut) && !mirrors.isCounterLeg(hop)
           ? valueSwap([{ token: hop.tokenIn, amount: hop.amountIn }, { token: hop.tokenOut, amount: hop.amountOut }], prices, decimalsOf)
           : { value: null, ticks: [] };
         hopRows.push([hop.blockHeight, hop.receiptId, hop.index, hop.timestampMs, hop.txHash, hop.dex, hop.poolId, hop.trader, hop.tokenIn, hop.tokenOut, hop.amountIn, hop.amountOut, value === null ? null : formatUsd(value)]);

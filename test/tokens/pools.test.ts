@@ -100,9 +100,10 @@ describe('pools.get', () => {
       const p = pool(row.dex, row.pool_id);
       expect([row.kind, row.tokens, row.reserves, row.updated_height, row.stale], key(row)).toEqual([p.kind, p.tokens, p.amounts, p.updated_height, p.stale]);
       expect(row.liquidity_usd, key(row)).toBe(liquidity(p));
-      // The trades of the day up to the head that went through the pool, each at its USD value.
+      // The pool's hops of the day up to the head, each at its own USD value (a two-hop trade's other hop is
+      // another pool's); conversions have none.
       const [volume] = await query(
-        `select coalesce(sum(value_usd), 0)::text as sum from trades where dex = $1 and $2 = any(pool_ids) and timestamp_ms > $3`,
+        `select coalesce(sum(volume_usd), 0)::text as sum from trade_hops where dex = $1 and pool_id = $2 and timestamp_ms > $3`,
         [p.dex, p.pool_id, head.timestamp_ms - DAY],
       );
       expect(row.volume_usd_24h, key(row)).toBe(decimal(scaled(volume.sum)));
@@ -119,6 +120,13 @@ describe('pools.get', () => {
     expect(prices.get(WNEAR)).toBe('4.962043935336959883');
     expect(amma0.liquidity_usd).toBe('2015777.477685999999967442'); // 1007888.738842999999967442 + 1007888.738843
     expect(amma0.price).toBe('4.962043935336959883'); // 1007888.738843 / 203119.672452992260517476494518, floored
+    // Its volume from the hops' amounts alone: USDt is an anchor (1 USD, 6 decimals) and prices every hop of the
+    // pool, so the volume is the USDt that went in or out, whatever the hop's trade did before or after.
+    const [usdt] = await query(
+      `select sum(case when token_in = $1 then amount_in else amount_out end)::text as units from trade_hops where dex = 'AmmA' and pool_id = '0' and timestamp_ms > $2`,
+      [USDT, head.timestamp_ms - DAY],
+    );
+    expect(scaled(amma0.volume_usd_24h)).toBe(BigInt(usdt.units) * 10n ** 12n);
   });
 
   it('fees in each DEX\'s unit, prices from each DEX\'s own curve', async () => {
@@ -216,12 +224,14 @@ describe('trades and candles of a pool', () => {
     expect([unknown.status, unknown.json.rows, unknown.headers['cache-control']]).toEqual([200, [], 'no-store']);
   });
 
-  it("candles.get by pool_id: a tick per hop through the pool, at its trade's USD value over the token's amount", async () => {
-    // wNEAR through AmmA 0, by hand: each hop's trade value (USD, 18 digits) over its wNEAR amount (24 decimals).
+  it("candles.get by pool_id: a tick per hop through the pool, at the hop's own rate", async () => {
+    // wNEAR through AmmA 0 (wNEAR/USDt), by hand: each hop's USDt (an anchor: its USD value, 6 decimals) over its
+    // wNEAR amount (24 decimals), the price this pool paid, read off the hops' amounts alone.
     const hops = await query(
-      `select h.timestamp_ms::int8 as ms, case when h.token_in = 'wrap.near' then h.amount_in else h.amount_out end::text as amount, t.value_usd::text as value
-       from trade_hops h join trades t on t.block_height = h.block_height and t.receipt_id = h.receipt_id and t.dex = h.dex and t.trader is not distinct from h.trader
-       where h.dex = 'AmmA' and h.pool_id = '0' and t.value_usd is not null order by h.block_height, h.receipt_id, h.index`,
+      `select timestamp_ms::int8 as ms, case when token_in = 'wrap.near' then amount_in else amount_out end::text as amount,
+         (case when token_in = $1 then amount_in else amount_out end * 0.000001)::text as value
+       from trade_hops where dex = 'AmmA' and pool_id = '0' order by block_height, receipt_id, index`,
+      [USDT],
     );
     expect(hops.length).toBeGreaterThan(3);
     const buckets = new Map<number, { open: bigint; high: bigint; low: bigint; close: bigint; volume_quote: bigint; volume: bigint; trades: number }>();
