@@ -20,6 +20,7 @@
 //                  (P1 -> 119000/17000). NEAR = 119000/17000 = 7, REF = 11000*7/88000 = 0.875, LINEAR = 8.4.
 //   104 @ t0+1d+30s dave: 1000 wNEAR -> 6500 USDC (P1 -> 112500/18000), and P4 -> 5000/1000.
 //                  NEAR = 6.25, REF = 11000*6.25/88000 = 0.78125, LINEAR = 7.5, DUST = 5000/1000 = 5.
+import path from 'node:path';
 import pg from 'pg';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PoolStateEvent, SwapEvent } from '../dexes/events.ts';
@@ -35,6 +36,9 @@ import { ensurePartitions } from '../indexer/partitions.ts';
 import { migrations } from '../migrations/index.ts';
 import { NOTIFY_CHANNEL, prepareBatch, writeBatch, type BlockRow } from '../indexer/store.ts';
 import { allNotified, createMigratedDb, createTestDatabase, tableChecksums } from './harness/db.ts';
+import { FIXTURES_DIR } from './harness/fixtures.ts';
+import { ingest } from '../indexer/pipeline.ts';
+import { filesSource } from '../indexer/sources/files.ts';
 
 const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
 const USDT_E = 'dac17f958d2ee523a2206206994597c13d831ec7.factory.bridge.near';
@@ -491,5 +495,50 @@ describe('launch pools with phantom liquidity', () => {
       { token: MEME, price_usd: usd('0.0046875'), liquidity_usd: usd('4687.5') },
       { token: WNEAR, price_usd: usd('7.8125'), liquidity_usd: usd('127343.75') },
     ]);
+  });
+});
+
+describe('a real two-hop Ref swap (mainnet block 81206675): each hop at its own rate', () => {
+  // geal.near's one receipt, read off the block's JSON: 27.07 SWEAT -> 0.208762475255939868571059 wNEAR through pool
+  // 3667, then that wNEAR -> 1.241475781908817737 AURORA (aaaaaa20...bridge.near) through pool 1395. The fixture
+  // holds no pool against a dollar, so NEAR is priced by a USDC/wNEAR pool written one block before: 1,500,000 USDC
+  // for 1,000,000 wNEAR, NEAR = 1.5 exactly.
+  const HEIGHT = 81_206_675;
+  const MINUTE_START = 1_671_700_800_000; // the block's time, 1671700817014 ms, to the minute
+  const SWEAT = 'token.sweat';
+  let db: Awaited<ReturnType<typeof createMigratedDb>>;
+
+  beforeAll(async () => {
+    db = await createMigratedDb();
+    const before = { height: HEIGHT - 1, hash: 'synthetic', prevHash: 'synthetic-parent', timestampMs: 1_671_700_816_000, gapBefore: 0 };
+    const nearPrice: PoolStateEvent = { ...pool(100, 'usdc-wnear', [USDC, WNEAR], [usdc(1_500_000), near(1_000_000)]), blockHeight: before.height, timestampMs: before.timestampMs };
+    await writeBatch(db, prepareBatch([before], [nearPrice]));
+    await ingest({ db, source: filesSource(path.join(FIXTURES_DIR, 'mainnet')), from: HEIGHT, to: HEIGHT, signal: new AbortController().signal });
+  });
+
+  it("values each hop by its wNEAR at 1.5, and charts SWEAT at the rate its pool paid, not the trade's or the pool's spot", async () => {
+    // Both hops moved 208762475255939868571059 yocto-wNEAR: at 1.5 USD, floor(208762475255939868571059 * 1.5 / 10^6)
+    // = 313143712883909802 units of 10^-18 USD.
+    const { rows: hops } = await db.pool.query(`select pool_id, volume_usd::text from trade_hops where block_height = $1 order by index`, [HEIGHT]);
+    expect(hops).toEqual([
+      { pool_id: '3667', volume_usd: '0.313143712883909802' },
+      { pool_id: '1395', volume_usd: '0.313143712883909802' },
+    ]);
+    // SWEAT's tick: that value over 27.07 SWEAT, floor(313143712883909802 * 10^18 / 27070000000000000000).
+    const { rows: candles } = await db.pool.query(
+      `select open_usd::text as o, close_usd::text as c, volume_usd::text as usd, volume::text, trades from candles where token = $1 and resolution = '1m' and bucket_start_ms = $2`,
+      [SWEAT, MINUTE_START],
+    );
+    expect(candles).toEqual([{ o: '0.011567924376945319', c: '0.011567924376945319', usd: '0.313143712883909802', volume: '27070000000000000000', trades: 1 }]);
+    // The pool's spot price after the swap (SWEAT's price at the block) is another figure: the candle is not it.
+    const { rows: spot } = await db.pool.query(`select price_usd::text from prices where token = $1 and block_height = $2`, [SWEAT, HEIGHT]);
+    expect(spot).toHaveLength(1);
+    expect(spot[0].price_usd).not.toBe('0.011567924376945319');
+    // wNEAR ticks at its own 1.5 in both pools: two ticks, twice the value, both hops' wNEAR.
+    const { rows: wnear } = await db.pool.query(
+      `select open_usd::text as o, volume_usd::text as usd, volume::text, trades from candles where token = $1 and resolution = '1m' and bucket_start_ms = $2`,
+      [WNEAR, MINUTE_START],
+    );
+    expect(wnear).toEqual([{ o: '1.500000000000000000', usd: '0.626287425767819604', volume: '417524950511879737142118', trades: 2 }]);
   });
 });
