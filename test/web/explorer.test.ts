@@ -161,28 +161,33 @@ describe('the explorer', () => {
     expect(fromTables.total).toBe('147626000');
     expect(balances.total_value_usd).toBe(fromTables.total);
     expect(await page.locator('section', { hasText: 'Balances' }).locator('p.figure').textContent()).toBe('Total $147.63M');
+    // Alice's trades are deposits into Ref's exchange and withdrawals from it (inner-nep141:X is X inside it): they
+    // move no position, so each row she has is $0 both ways.
     const positions = await api('/positions?account_id=alice.near&precision=6');
     expect(positions.rows.length).toBeGreaterThan(0);
     await page.waitForFunction((n) => document.querySelectorAll('table.positions tbody tr').length === n, positions.rows.length);
-    // Realized and unrealized PnL, per token.
-    // [api realized, unrealized] and the texts shown: 4 significant digits, whole dollars from $10,000 on; her balances
-    // inside Ref (inner-nep141:) have no price: '-'.
-    const pnls: [string, string | null, string, string][] = [
-      ['0', '0', '$0', '$0'],
-      ['0', null, '$0', '-'],
-      ['1679.11', null, '$1,679', '-'],
-      ['0', null, '$0', '-'],
-      ['237.914', null, '$237.9', '-'],
-      ['0', '0', '$0', '$0'],
-      ['2458.43', '484322', '$2,458', '$484,322'],
-      ['0', '0', '$0', '$0'],
-      ['157.723', '59917.9', '$157.7', '$59,918'],
-    ];
-    expect(positions.rows.map((r: { realized_pnl_usd: string | null; unrealized_pnl_usd: string | null }) => [r.realized_pnl_usd, r.unrealized_pnl_usd])).toEqual(pnls.map(([r, u]) => [r, u]));
-    const pnl = await page.locator('table.positions tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[3]!.textContent, r.children[4]!.textContent]));
-    expect(pnl).toEqual(pnls.map(([, , r, u]) => [r, u]));
+    expect(positions.rows.filter((r: { token: string }) => r.token.startsWith('inner-nep141:'))).toEqual([]);
+    expect(positions.rows.map((r: { realized_pnl_usd: string; unrealized_pnl_usd: string | null }) => [r.realized_pnl_usd, r.unrealized_pnl_usd])).toEqual(positions.rows.map(() => ['0', '0']));
     const activity = await api('/activity?account_id=alice.near&limit=50');
     expect(await texts('table.activity tbody tr td:nth-child(2)')).toEqual(activity.rows.map((r: { kind: string }) => r.kind));
+    // Bob trades: realized and unrealized PnL per token, gains and losses. [api realized, unrealized] and the texts
+    // shown: 4 significant digits, whole dollars from $1,000 on.
+    // A page of its own, so no row of Alice's can be read as Bob's.
+    const bobPage = await strictPage(browser);
+    await bobPage.goto(`${site.url}/#/account/bob.near`);
+    const bob = await api('/positions?account_id=bob.near&precision=6');
+    await bobPage.waitForFunction((n) => document.querySelectorAll('table.positions tbody tr').length === n, bob.rows.length);
+    const pnls: [string, string | null, string, string][] = [
+      ['606.449', '533.282', '$606.4', '$533.3'],
+      ['107.851', '1826.96', '$107.9', '$1,827'],
+      ['68.7273', '1087.15', '$68.73', '$1,087'],
+      ['29.887', '0', '$29.89', '$0'],
+      ['-1325.43', '128.93', '-$1,325', '$128.9'],
+    ];
+    expect(bob.rows.map((r: { realized_pnl_usd: string | null; unrealized_pnl_usd: string | null }) => [r.realized_pnl_usd, r.unrealized_pnl_usd])).toEqual(pnls.map(([r, u]) => [r, u]));
+    const pnl = await bobPage.locator('table.positions tbody tr').evaluateAll((rows) => rows.map((r) => [r.children[3]!.textContent, r.children[4]!.textContent]));
+    expect(pnl).toEqual(pnls.map(([, , r, u]) => [r, u]));
+    await bobPage.close();
   });
 
   it('route tester: the quotes of GET /route in its order, with decoded instructions, then live over /route/subscribe', async () => {

@@ -39,10 +39,10 @@ describe('the explorer\'s pools', () => {
     expect(await page.locator('table.pools tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-pool')))).toEqual(
       pools.rows.map((p: { dex: string; pool_id: string }) => `${p.dex}/${p.pool_id}`),
     );
-    // The deepest: Ref's pool 0, wNEAR/USDt, $2,008,836.44... of liquidity ($2.01M), $35,930.50... traded in the day
-    // (whole dollars from $10,000 on: $35,931), a 0.3% fee.
-    expect([pools.rows[0].dex, pools.rows[0].pool_id, pools.rows[0].liquidity_usd, pools.rows[0].volume_usd_24h, pools.rows[0].fee]).toEqual(['AmmA', '0', '2008836.440233999999876313', '35930.503518', '0.003']);
-    expect(await page.locator('table.pools tbody tr').first().locator('td').allTextContents()).toEqual(['wNEAR / USDt', 'AmmA', '$2.01M', '$35,931', '0.3%']);
+    // The deepest: Ref's pool 0, wNEAR/USDt, $2,008,836.44... of liquidity ($2.01M), $35,804.836429 traded in the day
+    // (the USDt its hops moved, USDt being $1: whole dollars from $10,000 on, $35,805), a 0.3% fee.
+    expect([pools.rows[0].dex, pools.rows[0].pool_id, pools.rows[0].liquidity_usd, pools.rows[0].volume_usd_24h, pools.rows[0].fee]).toEqual(['AmmA', '0', '2008836.440233999999876313', '35804.836429', '0.003']);
+    expect(await page.locator('table.pools tbody tr').first().locator('td').allTextContents()).toEqual(['wNEAR / USDt', 'AmmA', '$2.01M', '$35,805', '0.3%']);
     // AmmC 0 (hosted): $1,015,663.22... is $1.02M, $5,099.08 is $5,099 (4 significant digits); its fee of 2,001
     // millionths is 0.2001%.
     const ammc = pools.rows.find((p: { dex: string; pool_id: string }) => p.dex === 'AmmC' && p.pool_id === '0');
@@ -60,10 +60,10 @@ describe('the explorer\'s pools', () => {
     await page.waitForSelector('table.trades tbody tr[data-id]');
     await page.waitForFunction(() => Number(document.querySelector<HTMLElement>('.chart')!.dataset.candles) > 0);
     const [pool] = (await api('/pools?dex=AmmA&pool_id=0&precision=6')).rows;
-    // 5.08784 USDt per wNEAR; $2,008,840 is $2.01M; $35,930.5 is $35,931.
-    expect([pool.price, pool.liquidity_usd, pool.volume_usd_24h, pool.fee, pool.updated_height]).toEqual(['5.08784', '2008840', '35930.5', '0.003', 296]);
+    // 5.08784 USDt per wNEAR; $2,008,840 is $2.01M; $35,804.8 is $35,805.
+    expect([pool.price, pool.liquidity_usd, pool.volume_usd_24h, pool.fee, pool.updated_height]).toEqual(['5.08784', '2008840', '35804.8', '0.003', 296]);
     expect(await texts('dl.figures dt')).toEqual(['Price', 'Liquidity', 'Volume 24h', 'Fee', 'Updated']);
-    expect(await texts('dl.figures dd')).toEqual(['1 wNEAR = 5.08784 USDt', '$2.01M', '$35,931', '0.3%', 'block 296']);
+    expect(await texts('dl.figures dd')).toEqual(['1 wNEAR = 5.08784 USDt', '$2.01M', '$35,805', '0.3%', 'block 296']);
     // Reserves: 197,415.415180458399978075145718 wNEAR and 1,004,418.220117 USDt, to 6 significant digits (the whole
     // digits kept), each token linked to its page.
     expect(pool.reserves).toEqual(['197415415180458399978075145718', '1004418220117']);
