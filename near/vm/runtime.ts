@@ -1281,26 +1281,31 @@ function makeHost(env: Env): Record<string, HostFn> {
       const allowance = getU128(allowancePtr);
       const receiverId = accountId(receiverIdPtr, receiverIdLen);
       const raw = memOrReg(methodNamesPtr, methodNamesLen);
-      const names: string[] = [];
+      // split_method_names: the names as bytes, none empty.
+      const rawNames: Uint8Array[] = [];
       if (raw.length > 0) {
         let start = 0;
         for (let i = 0; i <= raw.length; i++) {
           if (i === raw.length || raw[i] === 0x2c) {
             if (i === start) throw new HostError('EmptyMethodName', 'Tried to call an empty method name.');
-            try {
-              names.push(utf8.decode(raw.subarray(start, i)));
-            } catch {
-              throw new HostError('InvalidMethodName', 'VM Logic returned an invalid method name');
-            }
+            rawNames.push(raw.subarray(start, i));
             start = i + 1;
           }
         }
       }
       const { receipt, sir } = receiptOf(promiseIdx);
-      const bytes = names.reduce((n, m) => n + encoder.encode(m).length + 1, 0);
+      const bytes = rawNames.reduce((n, m) => n + m.length + 1, 0);
       payActionBase('add_function_call_key_base', sir);
       payActionPerByte('add_function_call_key_byte', BigInt(bytes), sir);
       if (pk === null) throw invalidKey();
+      // Decoded when the action is appended (ReceiptManager), after the fees and the key.
+      const names = rawNames.map((m) => {
+        try {
+          return utf8.decode(m);
+        } catch {
+          throw new HostError('InvalidMethodName', 'VM Logic returned an invalid method name');
+        }
+      });
       st.receipts[receipt]!.actions.push({
         kind: 'AddKey',
         publicKey: pk,

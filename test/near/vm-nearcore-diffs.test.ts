@@ -4,8 +4,9 @@
 //     get_utf16_string decode with String::from_utf8 / from_utf16, which keep a leading U+FEFF;
 //     promise_batch_action_function_call_weight: fees, prepaid gas and deposit before the action is appended;
 //     promise_and: promise_idx_count.checked_mul(8) or IntegerOverflow; promise_batch_action_transfer: deduct_balance);
-//   - R: runtime/runtime/src/receipt_manager.rs, stored version 764b507f4e21504b3888ff01fa2e036fca7e78c8
-//     (append_action_function_call_weight: String::from_utf8(method_name) or InvalidMethodName);
+//   - R: runtime/runtime/src/receipt_manager.rs, stored version 003e4f6a5300d52dff71ccf8fa1352945e9413b9
+//     (append_action_function_call_weight and append_action_add_key_with_function_call: String::from_utf8 of each
+//     method name or InvalidMethodName, when the action is appended);
 //   - G: runtime/near-vm-runner/src/logic/gas_counter.rs, stored version 038eef905ed367aeb29d82ca1c2f6026c4754f28
 //     (pay_per: num.checked_mul(cost) or IntegerOverflow);
 //   - V: runtime/runtime/src/verifier.rs @ 015033ab (validate_actions: DeleteActionMustBeFinal;
@@ -77,6 +78,10 @@ const METHODS: Record<string, number[]> = {
   log_bom_utf16: [...i64(6), ...i64(BOM16), ...call('log_utf16')],
   bad_name: [...create, ...fnCall(1, BAD_NAME, AMOUNT0, 10n * TGAS)],
   bad_name_weight: [...create, ...fnCallWeight(1, BAD_NAME, 0n, 1n)],
+  bad_name_add_key: [
+    ...create, ...i64(0), ...i64(33), ...i64(ED_BASEPOINT), ...i64(0), ...i64(AMOUNT0), ...i64(6), ...i64(BENEFICIARY),
+    ...i64(1), ...i64(BAD_NAME), ...call('promise_batch_action_add_key_with_function_call'),
+  ],
   bad_name_huge_deposit: [...create, ...fnCall(1, BAD_NAME, AMOUNT_HUGE, 10n * TGAS)],
   zero_gas: [...create, ...fnCall(2, NAME, AMOUNT0, 0n)],
   zero_gas_weight: [...create, ...fnCallWeight(2, NAME, 0n, 1n)],
@@ -150,6 +155,14 @@ describe('near/vm against nearcore: a function call action pays before its metho
       expect(out.profile.FUNCTION_CALL_BYTE).toBe(47_683_715n);
       expect(out.usedGas).toBe(out.burntGas);
     }
+  });
+
+  it('so is an AddKey permission\'s method name: InvalidMethodName after add_function_call_key_base and _byte (L, R)', () => {
+    // action_add_function_call_key 102,217,625,000; per byte (the name and its terminator) 47,683,715 to another account.
+    const out = rich().call('bad_name_add_key', '', at);
+    fails(out, 'InvalidMethodName', 'VM Logic returned an invalid method name');
+    expect(out.profile.ADD_FUNCTION_CALL_KEY_BASE).toBe(102_217_625_000n);
+    expect(out.profile.ADD_FUNCTION_CALL_KEY_BYTE).toBe(2n * 47_683_715n);
   });
 
   it('with a deposit the account cannot pay, the same call is BalanceExceeded: the deposit is taken before the name is read', () => {
