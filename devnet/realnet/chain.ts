@@ -566,7 +566,8 @@ export class RealnetChain {
         epochHeight: Math.floor((height - this.genesisHeight) / 43_200) + 1,
         randomSeed: sha(`${blockHash}|${receipt.id}|${index}`),
         promiseResults,
-        outputDataReceivers: receipt.outputs.map((o) => o.receiverId),
+        // Only the last action's result is the receipt's: nearcore gives the others no output data receivers.
+        outputDataReceivers: index === receipt.actions.length - 1 ? receipt.outputs.map((o) => o.receiverId) : [],
         ...(receipt.refundTo === undefined ? {} : { refundTo: receipt.refundTo }),
       });
       calls.push(out);

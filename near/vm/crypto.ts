@@ -251,3 +251,49 @@ export function ed25519Verify(signature: Uint8Array, message: Uint8Array, public
     return false;
   }
 }
+
+// Edwards25519 arithmetic for the staking-key check (nearcore's is_valid_staking_key, through curve25519-dalek).
+const EP = (1n << 255n) - 19n;
+const ED = mod(-121665n * inv(121666n, EP), EP);
+const SQRT_M1 = powMod(2n, (EP - 1n) / 4n, EP);
+const ELL = (1n << 252n) + 27742317777372353535851937790883648493n;
+
+type Extended = { x: bigint; y: bigint; z: bigint; t: bigint };
+
+// Unified addition in extended coordinates (a = -1): also correct for doubling and the identity.
+function edAdd(p: Extended, q: Extended): Extended {
+  const a = mod((p.y - p.x) * (q.y - q.x), EP);
+  const b = mod((p.y + p.x) * (q.y + q.x), EP);
+  const c = mod(2n * ED * p.t * q.t, EP);
+  const d = mod(2n * p.z * q.z, EP);
+  const e = b - a;
+  const f = d - c;
+  const g = d + c;
+  const h = b + a;
+  return { x: mod(e * f, EP), y: mod(g * h, EP), z: mod(f * g, EP), t: mod(e * h, EP) };
+}
+
+/**
+ * Whether 32 bytes are a compressed Edwards point (as curve25519-dalek decompresses it: y taken mod p, the sign bit
+ * choosing x, -0 allowed) of which ℓ times is the identity (`is_torsion_free`): a valid staking key.
+ */
+export function isTorsionFreeEd25519(key: Uint8Array): boolean {
+  if (key.length !== 32) return false;
+  let yRaw = 0n;
+  for (let i = 31; i >= 0; i--) yRaw = (yRaw << 8n) | BigInt(key[i]!);
+  const sign = yRaw >> 255n;
+  const y = mod(yRaw & ((1n << 255n) - 1n), EP);
+  const w = mod((y * y - 1n) * inv(ED * y * y + 1n, EP), EP);
+  let x = powMod(w, (EP + 3n) / 8n, EP);
+  if (mod(x * x, EP) !== w) x = mod(x * SQRT_M1, EP);
+  if (mod(x * x, EP) !== w) return false;
+  if ((x & 1n) === 1n) x = EP - x;
+  if (sign === 1n) x = mod(-x, EP);
+  let acc: Extended = { x: 0n, y: 1n, z: 1n, t: 0n };
+  let add: Extended = { x, y, z: 1n, t: mod(x * y, EP) };
+  for (let k = ELL; k > 0n; k >>= 1n) {
+    if (k & 1n) acc = edAdd(acc, add);
+    add = edAdd(add, add);
+  }
+  return acc.x === 0n && acc.y === acc.z;
+}

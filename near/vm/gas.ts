@@ -15,6 +15,14 @@ export class HostError extends Error {
 }
 
 export const gasExceeded = (): HostError => new HostError('GasExceeded', 'Exceeded the prepaid gas.');
+export const integerOverflow = (): HostError => new HostError('IntegerOverflow', 'Integer overflow.');
+
+const U64_MAX = (1n << 64n) - 1n;
+/** nearcore's gas is a u64: a sum or product past it is `IntegerOverflow` (checked_add / checked_mul). */
+const checked = (x: bigint): bigint => {
+  if (x > U64_MAX) throw integerOverflow();
+  return x;
+};
 export const gasLimitExceeded = (): HostError =>
   new HostError('GasLimitExceeded', 'Exceeded the maximum amount of gas allowed to burn per contract.');
 
@@ -70,7 +78,7 @@ export class GasCounter {
   }
 
   burn(gas: bigint): void {
-    const next = this.burnt + gas;
+    const next = checked(this.burnt + gas);
     if (next <= this.limit) {
       this.burnt = next;
       return;
@@ -96,9 +104,10 @@ export class GasCounter {
   }
 
   payPer(cost: ExtCost, num: bigint | number): void {
+    const use = checked(BigInt(num) * this.ext[cost]);
     const before = this.burnt;
     try {
-      this.burn(BigInt(num) * this.ext[cost]);
+      this.burn(use);
     } finally {
       this.record(cost.toUpperCase(), before);
     }
@@ -120,9 +129,9 @@ export class GasCounter {
 
   private deduct(burnGas: bigint, useGas: bigint): void {
     const promisesGas = useGas - burnGas;
-    const newPromises = this.promises + promisesGas;
-    const newBurnt = this.burnt + burnGas;
-    const newUsed = newBurnt + newPromises;
+    const newPromises = checked(this.promises + promisesGas);
+    const newBurnt = checked(this.burnt + burnGas);
+    const newUsed = checked(newBurnt + newPromises);
     if (newBurnt <= this.maxGasBurnt && newUsed <= this.prepaid) {
       if (promisesGas !== 0n && !this.isView) {
         const room = this.prepaid - newPromises;

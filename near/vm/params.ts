@@ -158,7 +158,8 @@ export interface RuntimeParams {
   inlineDiskValueThreshold: number;
   /** `deterministic_account_ids`: `input` and `promise_result` do not charge `write_register_byte`. */
   deterministicAccountIds: boolean;
-  /** `one_yocto_on_promise`: a contract with zero balance may attach exactly 1 yoctoNEAR to a promise. */
+  /** `one_yocto_on_promise` (nearcore PR #15461, stable at 85; not yet in the logic.rs commit cited above): a
+   * contract with zero balance may attach exactly 1 yoctoNEAR to a function call action, not to a transfer. */
   oneYoctoOnPromise: boolean;
   /** `fix_contract_loading_cost`: false on mainnet, so loading is charged after the module loads. */
   fixContractLoadingCost: boolean;

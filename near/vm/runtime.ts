@@ -7,8 +7,8 @@
 import { base58Encode } from '../base58.ts';
 import { isValidAccountId } from '../token-id.ts';
 import { GAS_GLOBAL, meter } from './meter.ts';
-import { ecrecover, ed25519Verify, keccak256, keccak512, ripemd160, sha256, sha3_256 } from './crypto.ts';
-import { actionProfileName, GasCounter, type GasProfile, HostError } from './gas.ts';
+import { ecrecover, ed25519Verify, isTorsionFreeEd25519, keccak256, keccak512, ripemd160, sha256, sha3_256 } from './crypto.ts';
+import { actionProfileName, GasCounter, type GasProfile, HostError, integerOverflow } from './gas.ts';
 import { type ActionCost, DEFAULT_PARAMS, type Fee, type RuntimeParams, sendFee } from './params.ts';
 import { ContractStorage, keyBytes, keyString } from './storage.ts';
 import { DEFAULT_ABOVE_CONTRACT, nodesInSubtree, type TrieModelOptions } from './trie.ts';
@@ -26,8 +26,10 @@ export type Instrument = (wasm: Uint8Array, opCost: bigint) => Uint8Array;
 const U64_MAX = (1n << 64n) - 1n;
 const U128_MAX = (1n << 128n) - 1n;
 const DEFAULT_PREPAID_GAS = 300_000_000_000_000n;
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-const utf16 = new TextDecoder('utf-16le', { fatal: true });
+// ignoreBOM: a leading U+FEFF stays part of the string, as in Rust's String::from_utf8 / from_utf16 (the
+// decoders' default would drop it).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+const utf16 = new TextDecoder('utf-16le', { fatal: true, ignoreBOM: true });
 const encoder = new TextEncoder();
 
 // ---- public types -----------------------------------------------------------------------------
@@ -613,36 +615,57 @@ function distributeGas(st: CallState, unused: bigint): bigint {
   return distributed;
 }
 
-/** The checks nearcore's `validate_receipt` makes of every receipt a call creates. */
+/** The checks nearcore's `validate_receipt` makes of every receipt a call creates (runtime/runtime/src/verifier.rs
+ * @ 015033ab: validate_action_receipt, validate_actions, validate_action), in its order; the message is the
+ * error's Debug form. Not checked: the receipt's borsh size (`max_receipt_size`), and the account ids (a
+ * DeleteAccount beneficiary, an AddKey receiver), which the host functions already refused if invalid. */
 function validateReceipts(p: RuntimeParams, st: CallState): { kind: string; message: string } | null {
   const l = p.limits;
   const fail = (what: string) => ({ kind: 'NewReceiptValidationError', message: `NewReceiptValidationError(${what})` });
+  const actionFail = (what: string) => fail(`ActionsValidation(${what})`);
   for (const r of st.receipts) {
     if (r.dependsOn.length > l.maxNumberInputDataDependencies)
       return fail(`NumberInputDataDependenciesExceeded { number_of_input_data_dependencies: ${r.dependsOn.length}, limit: ${l.maxNumberInputDataDependencies} }`);
     if (r.actions.length > l.maxActionsPerReceipt)
-      return fail(`ActionsValidation(TotalNumberOfActionsExceeded { total_number_of_actions: ${r.actions.length}, limit: ${l.maxActionsPerReceipt} })`);
+      return actionFail(`TotalNumberOfActionsExceeded { total_number_of_actions: ${r.actions.length}, limit: ${l.maxActionsPerReceipt} }`);
     let prepaid = 0n;
-    for (const a of r.actions) {
+    for (const [i, a] of r.actions.entries()) {
+      if (a.kind === 'DeleteAccount' && i < r.actions.length - 1) return actionFail('DeleteActionMustBeFinal');
       if (a.kind === 'FunctionCall') {
+        // Checked after the unused gas is distributed: a weighted call that got some passes.
+        if (a.gas === 0n) return actionFail('FunctionCallZeroAttachedGas');
         const nameLength = encoder.encode(a.method).length;
         if (nameLength > l.maxLengthMethodName)
-          return fail(`ActionsValidation(FunctionCallMethodNameLengthExceeded { length: ${nameLength}, limit: ${l.maxLengthMethodName} })`);
+          return actionFail(`FunctionCallMethodNameLengthExceeded { length: ${nameLength}, limit: ${l.maxLengthMethodName} }`);
         if (a.args.length > l.maxArgumentsLength)
-          return fail(`ActionsValidation(FunctionCallArgumentsLengthExceeded { length: ${a.args.length}, limit: ${l.maxArgumentsLength} })`);
+          return actionFail(`FunctionCallArgumentsLengthExceeded { length: ${a.args.length}, limit: ${l.maxArgumentsLength} }`);
         prepaid += a.gas;
       } else if (a.kind === 'DeployContract' && BigInt(a.code.length) > l.maxContractSize) {
-        return fail(`ActionsValidation(ContractSizeExceeded { size: ${a.code.length}, limit: ${l.maxContractSize} })`);
+        return actionFail(`ContractSizeExceeded { size: ${a.code.length}, limit: ${l.maxContractSize} }`);
+      } else if (a.kind === 'Stake' && !stakingKey(a.publicKey)) {
+        return actionFail(`UnsuitableStakingKey { public_key: ${a.publicKey} }`);
       } else if (a.kind === 'AddKey' && a.permission !== 'FullAccess') {
-        const bytes = a.permission.methodNames.reduce((n, m) => n + encoder.encode(m).length + 1, 0);
+        let bytes = 0;
+        for (const m of a.permission.methodNames) {
+          const length = encoder.encode(m).length;
+          if (length > l.maxLengthMethodName)
+            return actionFail(`AddKeyMethodNameLengthExceeded { length: ${length}, limit: ${l.maxLengthMethodName} }`);
+          bytes += length + 1;
+        }
         if (bytes > l.maxNumberBytesMethodNames)
-          return fail(`ActionsValidation(AddKeyMethodNamesNumberOfBytesExceeded { total_number_of_bytes: ${bytes}, limit: ${l.maxNumberBytesMethodNames} })`);
+          return actionFail(`AddKeyMethodNamesNumberOfBytesExceeded { total_number_of_bytes: ${bytes}, limit: ${l.maxNumberBytesMethodNames} }`);
       }
     }
     if (prepaid > l.maxTotalPrepaidGas)
-      return fail(`ActionsValidation(TotalPrepaidGasExceeded { total_prepaid_gas: ${prepaid}, limit: ${l.maxTotalPrepaidGas} })`);
+      return actionFail(`TotalPrepaidGasExceeded { total_prepaid_gas: ${prepaid}, limit: ${l.maxTotalPrepaidGas} }`);
   }
   return null;
+}
+
+/** near-crypto's is_valid_staking_key: an ed25519 key that decompresses to a torsion-free point. */
+function stakingKey(publicKey: string): boolean {
+  const [curve, data] = publicKey.split(':');
+  return curve === 'ed25519' && isTorsionFreeEd25519(base58Decode(data ?? ''));
 }
 
 // ---- host functions ---------------------------------------------------------------------------
@@ -841,8 +864,6 @@ function makeHost(env: Env): Record<string, HostFn> {
     return { receipt: entry.receipt, sir: st.receipts[entry.receipt]!.receiverId === current };
   };
   const deduct = (amount: bigint): void => {
-    // one_yocto_on_promise: a contract with nothing may still attach exactly 1 yoctoNEAR.
-    if (amount === 1n && p.oneYoctoOnPromise && st.balance === 0n) return;
     if (amount > st.balance) throw new HostError('BalanceExceeded', 'Exceeded the account balance.');
     st.balance -= amount;
   };
@@ -914,16 +935,19 @@ function makeHost(env: Env): Record<string, HostFn> {
     if (method.length === 0) throw new HostError('EmptyMethodName', 'Tried to call an empty method name.');
     const args = memOrReg(argsPtr, argsLen);
     const { receipt, sir } = receiptOf(promiseIdx);
+    payActionBase('function_call_base', sir);
+    payActionPerByte('function_call_byte', BigInt(method.length + args.length), sir);
+    gas.prepay(u(gasAttached));
+    // one_yocto_on_promise (nearcore PR #15461, stable at protocol 85): a contract with nothing left may still
+    // attach exactly 1 yoctoNEAR to a function call (not to a transfer); nothing is deducted.
+    if (!(amount === 1n && p.oneYoctoOnPromise && st.balance === 0n)) deduct(amount);
+    // The method name is decoded when the action is appended (ReceiptManager), after the fees and the deposit.
     let name: string;
     try {
       name = utf8.decode(method);
     } catch {
       throw new HostError('InvalidMethodName', 'VM Logic returned an invalid method name');
     }
-    payActionBase('function_call_base', sir);
-    payActionPerByte('function_call_byte', BigInt(method.length + args.length), sir);
-    gas.prepay(u(gasAttached));
-    deduct(amount);
     const actions = st.receipts[receipt]!.actions;
     actions.push({ kind: 'FunctionCall', method: name, args, deposit: amount, gas: u(gasAttached), gasWeight: u(gasWeight) });
     if (u(gasWeight) > 0n) st.gasWeights.push({ receipt, action: actions.length - 1, weight: u(gasWeight) });
@@ -1150,6 +1174,7 @@ function makeHost(env: Env): Record<string, HostFn> {
       viewGuard('promise_and');
       gas.payBase('promise_and_base');
       const memLen = u(promiseIdxCount) * 8n;
+      if (memLen > U64_MAX) throw integerOverflow();
       gas.payPer('promise_and_per_promise', memLen);
       const raw = memView(promiseIdxPtr, memLen);
       const view = new DataView(raw.buffer);
@@ -1256,26 +1281,31 @@ function makeHost(env: Env): Record<string, HostFn> {
       const allowance = getU128(allowancePtr);
       const receiverId = accountId(receiverIdPtr, receiverIdLen);
       const raw = memOrReg(methodNamesPtr, methodNamesLen);
-      const names: string[] = [];
+      // split_method_names: the names as bytes, none empty.
+      const rawNames: Uint8Array[] = [];
       if (raw.length > 0) {
         let start = 0;
         for (let i = 0; i <= raw.length; i++) {
           if (i === raw.length || raw[i] === 0x2c) {
             if (i === start) throw new HostError('EmptyMethodName', 'Tried to call an empty method name.');
-            try {
-              names.push(utf8.decode(raw.subarray(start, i)));
-            } catch {
-              throw new HostError('InvalidMethodName', 'VM Logic returned an invalid method name');
-            }
+            rawNames.push(raw.subarray(start, i));
             start = i + 1;
           }
         }
       }
       const { receipt, sir } = receiptOf(promiseIdx);
-      const bytes = names.reduce((n, m) => n + encoder.encode(m).length + 1, 0);
+      const bytes = rawNames.reduce((n, m) => n + m.length + 1, 0);
       payActionBase('add_function_call_key_base', sir);
       payActionPerByte('add_function_call_key_byte', BigInt(bytes), sir);
       if (pk === null) throw invalidKey();
+      // Decoded when the action is appended (ReceiptManager), after the fees and the key.
+      const names = rawNames.map((m) => {
+        try {
+          return utf8.decode(m);
+        } catch {
+          throw new HostError('InvalidMethodName', 'VM Logic returned an invalid method name');
+        }
+      });
       st.receipts[receipt]!.actions.push({
         kind: 'AddKey',
         publicKey: pk,

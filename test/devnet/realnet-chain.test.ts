@@ -49,6 +49,7 @@ const AMOUNT = 48;
 const FAILED = [64, 'failed'] as const;
 const FAIL = [72, 'fail'] as const;
 const JOIN = 80;
+const CALLBACK_ONE = [96, 'callback_one'] as const;
 const BUFFER = 1024;
 
 // Imports, by index.
@@ -93,6 +94,12 @@ function relayModule(): Uint8Array {
     ...c(ACCOUNT[1].length), ...c(ACCOUNT[0]), ...c(CALLBACK[1].length), ...c(CALLBACK[0]), ...c(0), ...c(0), ...c(AMOUNT), ...c(10n * TGAS), ...call(THEN),
     0x1a, 0x0b,
   ];
+  // One receipt of two leaf calls, with callback_one waiting on it.
+  const startTwo = [
+    ...create(), 0x21, 0, ...fnCall(0, LEAF, 10n * TGAS), ...fnCall(0, LEAF, 10n * TGAS),
+    0x20, 0, ...c(ACCOUNT[1].length), ...c(ACCOUNT[0]), ...c(CALLBACK_ONE[1].length), ...c(CALLBACK_ONE[0]), ...c(0), ...c(0), ...c(AMOUNT), ...c(10n * TGAS), ...call(THEN),
+    0x1a, 0x0b,
+  ];
   const logResult = (i: number): number[] => [
     ...c(i), ...c(0), ...call(RESULT), ...c(1), 0x51, 0x04, 0x40,
     ...c(0), ...c(BUFFER), ...call(READ_REGISTER), ...c(0), ...call(REGISTER_LEN), ...c(BUFFER), ...call(LOG),
@@ -105,8 +112,10 @@ function relayModule(): Uint8Array {
     { name: 'start_fail', locals: 2, code: start(FAIL) },
     { name: 'callback', locals: 0, code: [...logResult(0), ...logResult(1), 0x0b] },
     { name: 'fail', locals: 0, code: [0x00, 0x0b] },
+    { name: 'start_two', locals: 1, code: startTwo },
+    { name: 'callback_one', locals: 0, code: [...logResult(0), 0x0b] },
   ];
-  const data = [ACCOUNT, LEAF, FORWARD, CALLBACK, FAILED, FAIL].map(([at, text]) => [0, 0x41, ...sleb(BigInt(at)), 0x0b, ...str(text)]);
+  const data = [ACCOUNT, LEAF, FORWARD, CALLBACK, FAILED, FAIL, CALLBACK_ONE].map(([at, text]) => [0, 0x41, ...sleb(BigInt(at)), 0x0b, ...str(text)]);
   return Uint8Array.from([
     0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
     ...section(1, vec(types.map(([p, r]) => [0x60, ...vec(p.map((t) => [t])), ...vec(r.map((t) => [t]))]))),
@@ -218,6 +227,24 @@ describe('realnet chain: promises on a hand-assembled contract', () => {
     expect(receipts[1]!.r.receipt.actions).toEqual([{ kind: 'Transfer', deposit: 5n * Y }]);
     expect(chain.balance('relay.near')).toBe(before.relay);
     expect(chain.balance('alice.near')).toBe(before.alice);
+  });
+
+  it('a receipt of two calls gives its value to the receipt waiting on it from the last call only', () => {
+    // nearcore's execute_function_call (runtime/runtime/src/function_call.rs, stored version
+    // 0b6e1f3c3a5f5266a0e41c7b744403ba30d54780): "Output data receipts are ignored if the function call is not the
+    // last action in the batch", so only the last call's value_return pays data_receipt_creation_per_byte.
+    const chain = setUp();
+    chain.call('alice.near', 'relay.near', 'start_two', {}, 0n, 150n * TGAS);
+    const { receipts } = runAll(chain);
+    expect(receipts.map(({ method, at, status, logs }) => [method, at, status, logs])).toEqual([
+      ['start_two', 0, 'SuccessValue', []],
+      ['leaf', 1, 'SuccessValue', []],
+      ['callback_one', 2, 'SuccessValue', ['leaf']],
+    ]);
+    const [first, last] = receipts[1]!.r.calls;
+    expect(first!.profile.NEW_DATA_RECEIPT_BYTE).toBeUndefined();
+    // "leaf" is 4 bytes to relay.near itself: (send_sir 17,212,011 + execution 17,212,011) a byte.
+    expect(last!.profile.NEW_DATA_RECEIPT_BYTE).toBe(4n * (17_212_011n + 17_212_011n));
   });
 
   it('transactions run first in their block, then the receipts sent to it, in the order they were sent', () => {
