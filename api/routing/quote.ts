@@ -152,14 +152,14 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
   const registered = (contract: string) => ctx.registrations === null || ctx.registrations.has(contract);
   const instructions: InstructionsContext = { contracts, trader, referrerId: query.referrerId, registered };
   const helpers: FunctionCallStep[] = [];
-  if (trader !== null) {
-    if (route.wrapsInput) {
-      // Registered first, so near_deposit mints the whole deposit (an unknown account gets it minus 0.00125).
-      if (!registered(contracts.Wrap)) helpers.push(storageDepositCall(contracts.Wrap, trader));
-      helpers.push(nearDepositCall(contracts.Wrap, sent));
-    }
-    helpers.push(...routing.helperSteps(route, { ...instructions, trader }));
+  // Wrapping asks nothing of the trader, so a quote from native NEAR carries its near_deposit with or without one.
+  if (route.wrapsInput) {
+    // Registered first, so near_deposit mints the whole deposit (an unknown account gets it minus 0.00125). Without a
+    // trader the registrations are not known, and, as for every helper step, none is added.
+    if (trader !== null && !registered(contracts.Wrap)) helpers.push(storageDepositCall(contracts.Wrap, trader));
+    helpers.push(nearDepositCall(contracts.Wrap, sent));
   }
+  if (trader !== null) helpers.push(...routing.helperSteps(route, { ...instructions, trader }));
 
   const main = routing.calls(route, { sent, wanted, amountIn, amountOut, pathWorst }, instructions);
   const signed = trader === null ? [] : (routing.signedMessages?.(route, { ...instructions, trader }) ?? []);
