@@ -232,14 +232,14 @@ export function toTransactions(steps: readonly FunctionCallStep[]): { NearTransa
 /**
  * Gas units of the calls (near-facts.md): per transaction 216 119 000 000, per call 980 000 000 000 plus
  * 49 919 649 per byte of method name and JSON args, plus the gas attached (`max`: what they may burn at most), or
- * plus what the calls are metered to burn where their DEX has measured it (`burn`; the attached gas elsewhere).
+ * plus what the calls are expected to burn (`burn`: each DEX's step says, dexes/burn.ts).
  */
 export function estimateGas(steps: readonly FunctionCallStep[], what: 'max' | 'burn' = 'max'): bigint {
   const transactions = BigInt(toTransactions(steps).length);
   let gas = transactions * GAS_PER_TRANSACTION;
   for (const s of steps) {
     const bytes = BigInt(Buffer.byteLength(s.methodName) + Buffer.byteLength(JSON.stringify(s.args)));
-    gas += GAS_PER_FUNCTION_CALL + GAS_PER_ARGS_BYTE * bytes + (what === 'burn' ? (s.burn ?? s.gas) : s.gas);
+    gas += GAS_PER_FUNCTION_CALL + GAS_PER_ARGS_BYTE * bytes + (what === 'burn' ? s.burn : s.gas);
   }
   return gas;
 }
