@@ -102,7 +102,7 @@ function quoteSchema(dexIds: readonly string[]): Json {
       token_output: { type: 'string', description: 'the token the calls deliver (`nep141:wrap.near` where the DEX trades wNEAR)' },
       needs_unwrap: { type: 'boolean', description: 'the output is wNEAR and the trader asked for NEAR' },
       estimated_max_gas_cost: { type: 'string', description: 'yoctoNEAR: the most the calls can cost, the transactions and the attached gas at 10^8 yocto per gas' },
-      estimated_gas_usage: { type: 'string', description: 'gas units the calls are expected to burn (metered where the DEX has measured it, else the attached gas); ranking charges it at 10^8 yocto per gas' },
+      estimated_gas_usage: { type: 'string', description: 'gas units the calls are expected to burn, for every DEX: metered through the contract wasm where public, else an envelope of comparable real receipts (each DEX README); the attached gas is in estimated_max_gas_cost; ranking charges this at 10^8 yocto per gas' },
       storage_deposits: { type: 'string', description: 'yoctoNEAR the helper steps attach' },
       max_storage_deposits: { type: 'string' },
     },

@@ -9,6 +9,7 @@ import { buildServer } from '../api/server.ts';
 import { endsOf, positive, type Dex, type Hop, type RoutingPool } from '../dexes/dex.ts';
 import { DEXES } from '../dexes/index.ts';
 import type { PoolStateEvent } from '../dexes/events.ts';
+import { SWAP_PER_POOL_BURN, TOKEN_RESOLVE_BURN, TOKEN_TRANSFER_BURN, TOKEN_TRANSFER_CALL_BURN } from '../dexes/burn.ts';
 import { ftTransferCall, tgas } from '../dexes/instructions.ts';
 import { Chain } from '../devnet/chain.ts';
 import { Rng } from '../devnet/rng.ts';
@@ -74,7 +75,7 @@ const madeUp: Dex = {
     helperSteps: () => [],
     calls: (route, amounts) => {
       const { first } = endsOf(route);
-      return [ftTransferCall(first.tokenIn, MADE_UP, amounts.sent, JSON.stringify({ pool_id: first.poolId, min_out: amounts.wanted.toString() }), tgas(50))];
+      return [ftTransferCall(first.tokenIn, MADE_UP, amounts.sent, JSON.stringify({ pool_id: first.poolId, min_out: amounts.wanted.toString() }), tgas(50), TOKEN_TRANSFER_CALL_BURN + SWAP_PER_POOL_BURN + TOKEN_TRANSFER_BURN + TOKEN_RESOLVE_BURN)];
     },
   },
 };

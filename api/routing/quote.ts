@@ -152,14 +152,14 @@ export function buildQuote(route: DexRoute, query: RouteQuery, ctx: QuoteContext
   const registered = (contract: string) => ctx.registrations === null || ctx.registrations.has(contract);
   const instructions: InstructionsContext = { contracts, trader, referrerId: query.referrerId, registered };
   const helpers: FunctionCallStep[] = [];
-  if (trader !== null) {
-    if (route.wrapsInput) {
-      // Registered first, so near_deposit mints the whole deposit (an unknown account gets it minus 0.00125).
-      if (!registered(contracts.Wrap)) helpers.push(storageDepositCall(contracts.Wrap, trader));
-      helpers.push(nearDepositCall(contracts.Wrap, sent));
-    }
-    helpers.push(...routing.helperSteps(route, { ...instructions, trader }));
+  // Wrapping asks nothing of the trader, so a quote from native NEAR carries its near_deposit with or without one.
+  if (route.wrapsInput) {
+    // Registered first, so near_deposit mints the whole deposit (an unknown account gets it minus 0.00125). Without a
+    // trader the registrations are not known, and, as for every helper step, none is added.
+    if (trader !== null && !registered(contracts.Wrap)) helpers.push(storageDepositCall(contracts.Wrap, trader));
+    helpers.push(nearDepositCall(contracts.Wrap, sent));
   }
+  if (trader !== null) helpers.push(...routing.helperSteps(route, { ...instructions, trader }));
 
   const main = routing.calls(route, { sent, wanted, amountIn, amountOut, pathWorst }, instructions);
   const signed = trader === null ? [] : (routing.signedMessages?.(route, { ...instructions, trader }) ?? []);
@@ -232,14 +232,14 @@ export function toTransactions(steps: readonly FunctionCallStep[]): { NearTransa
 /**
  * Gas units of the calls (near-facts.md): per transaction 216 119 000 000, per call 980 000 000 000 plus
  * 49 919 649 per byte of method name and JSON args, plus the gas attached (`max`: what they may burn at most), or
- * plus what the calls are metered to burn where their DEX has measured it (`burn`; the attached gas elsewhere).
+ * plus what the calls are expected to burn (`burn`: each DEX's step says, dexes/burn.ts).
  */
 export function estimateGas(steps: readonly FunctionCallStep[], what: 'max' | 'burn' = 'max'): bigint {
   const transactions = BigInt(toTransactions(steps).length);
   let gas = transactions * GAS_PER_TRANSACTION;
   for (const s of steps) {
     const bytes = BigInt(Buffer.byteLength(s.methodName) + Buffer.byteLength(JSON.stringify(s.args)));
-    gas += GAS_PER_FUNCTION_CALL + GAS_PER_ARGS_BYTE * bytes + (what === 'burn' ? (s.burn ?? s.gas) : s.gas);
+    gas += GAS_PER_FUNCTION_CALL + GAS_PER_ARGS_BYTE * bytes + (what === 'burn' ? s.burn : s.gas);
   }
   return gas;
 }

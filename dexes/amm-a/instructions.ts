@@ -2,6 +2,7 @@
 // holds the swap actions, hop by hop; only a path's first action names `amount_in` (later ones take the previous
 // output), intermediate hops ask for at least 0 and a path's last one for its worst case. The output comes back
 // by `ft_transfer` (or, with `skip_unwrap_near: false` and wNEAR out, as native NEAR). Pure.
+import { STORAGE_DEPOSIT_BURN, TOKEN_RESOLVE_BURN, TOKEN_TRANSFER_BURN, TOKEN_TRANSFER_CALL_BURN } from '../burn.ts';
 import { ftTransferCall, functionCall, ONE_YOCTO, tgas, type FunctionCallStep } from '../instructions.ts';
 
 // Gas of an instant swap, metered by running the contracts' own release wasm in near/vm at protocol 90 (R: the
@@ -20,8 +21,9 @@ const ACTION_BURN = 3_200n * GGAS;
 /** What one more swap action burns. */
 export const AMM_A_ACTION_BURN = ACTION_BURN;
 const SWAP_PREPAYS = 26_800n * GGAS;
-/** What the token's call, the output's transfer, the callback and the resolve burn around the exchange's swap. */
-const AROUND_BURN = (3_500n + 1_800n + 2_200n + 1_400n) * GGAS;
+/** What the token's call, the output's transfer, the callback and the resolve burn around the exchange's swap (the
+ * token side shared with every DEX, ../burn.ts). */
+const AROUND_BURN = TOKEN_TRANSFER_CALL_BURN + TOKEN_TRANSFER_BURN + 2_200n * GGAS + TOKEN_RESOLVE_BURN;
 /** The margin on the exchange's metered need, in percent: the envelope is already above every metered swap, and a
  * busier trie or a longer token id costs a little more. */
 const MARGIN_PERCENT = 20n;
@@ -144,14 +146,15 @@ export function ammASwapCalls(swap: AmmASwap): FunctionCallStep[] {
   if (first === undefined) throw new RangeError('AmmA swap: no hop');
   const total = swap.paths.reduce((sum, p) => (p.hops[0]!.tokenIn === first.tokenIn ? sum + p.amountIn : sum), 0n);
   const actions = swap.paths.reduce((sum, p) => sum + p.hops.length, 0);
-  return [{ ...ftTransferCall(first.tokenIn, swap.contractId, total, JSON.stringify(ammASwapMsg(swap)), ammASwapGas(actions)), burn: ammASwapBurn(actions) }];
+  return [ftTransferCall(first.tokenIn, swap.contractId, total, JSON.stringify(ammASwapMsg(swap)), ammASwapGas(actions), ammASwapBurn(actions))];
 }
 
 /** Inner-balance setup: the exchange's `storage_deposit` (0.01 NEAR; not registration_only, so the deposit also
- * pays for the token entries) and `register_tokens {token_ids}` (1 yocto, 10 TGas). */
+ * pays for the token entries) and `register_tokens {token_ids}` (1 yocto, 10 TGas), each burning a storage_deposit's
+ * envelope (../burn.ts). */
 export function ammARegistrationCalls(contractId: string, accountId: string, tokenIds: readonly string[]): FunctionCallStep[] {
   return [
-    functionCall(contractId, 'storage_deposit', { account_id: accountId }, tgas(10), AMM_A_STORAGE_DEPOSIT),
-    functionCall(contractId, 'register_tokens', { token_ids: [...tokenIds] }, tgas(10), ONE_YOCTO),
+    functionCall(contractId, 'storage_deposit', { account_id: accountId }, tgas(10), AMM_A_STORAGE_DEPOSIT, STORAGE_DEPOSIT_BURN),
+    functionCall(contractId, 'register_tokens', { token_ids: [...tokenIds] }, tgas(10), ONE_YOCTO, STORAGE_DEPOSIT_BURN),
   ];
 }

@@ -2,13 +2,15 @@
 // (`ft_transfer_call` to `intents.near`, msg "", 40 TGas), then the trader signs a NEP-413 message whose intents
 // trade the quoted amounts (`token_diff`) and withdraw the output to the trader (`ft_withdraw`), and publishes it
 // to the relay with the quote's hash. Pure.
+import { DEPOSIT_BURN, TOKEN_RESOLVE_BURN, TOKEN_TRANSFER_CALL_BURN } from '../burn.ts';
 import { ftTransferCall, tgas, type FunctionCallStep } from '../instructions.ts';
 
 export const INTENTS_DEPOSIT_GAS = tgas(40);
 
-/** Deposit `amount` of `tokenId` into the verifier's balance of the sender. */
+/** Deposit `amount` of `tokenId` into the verifier's balance of the sender: the token's call and resolve, and the
+ * verifier crediting it (a deposit's envelope; the swap itself runs in the relay's transaction, not the trader's). */
 export function intentsDepositCall(tokenId: string, verifierId: string, amount: bigint): FunctionCallStep {
-  return ftTransferCall(tokenId, verifierId, amount, '', INTENTS_DEPOSIT_GAS);
+  return ftTransferCall(tokenId, verifierId, amount, '', INTENTS_DEPOSIT_GAS, TOKEN_TRANSFER_CALL_BURN + DEPOSIT_BURN + TOKEN_RESOLVE_BURN);
 }
 
 export interface IntentsTrade {

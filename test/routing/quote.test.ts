@@ -18,7 +18,7 @@ describe('instructions', () => {
   });
 
   it('caps the attached gas at 900 TGas by trimming the largest call', () => {
-    const steps = [functionCall('a.near', 'x', {}, tgas(300), 0n), functionCall('b.near', 'y', {}, tgas(400), 0n), functionCall('c.near', 'z', {}, tgas(300), 0n)];
+    const steps = [functionCall('a.near', 'x', {}, tgas(300), 0n, tgas(1)), functionCall('b.near', 'y', {}, tgas(400), 0n, tgas(1)), functionCall('c.near', 'z', {}, tgas(300), 0n, tgas(1))];
     // 300 + 400 + 300 = 1000 TGas: the 400 loses 100.
     expect(capGas(steps).map((s) => s.gas)).toEqual([tgas(300), tgas(300), tgas(300)]);
     expect(capGas(steps.slice(0, 2))).toEqual(steps.slice(0, 2));
@@ -30,8 +30,9 @@ describe('instructions', () => {
     // "near_deposit" 12 + "{}" 2 = 77 bytes, ·49 919 649 = 3 843 812 973; attached 10 + 5 TGas.
     // 216 119 000 000 + 1 960 000 000 000 + 3 843 812 973 + 15 000 000 000 000 = 17 179 962 812 973
     expect(estimateGas(steps)).toBe(17_179_962_812_973n);
-    // What they burn: the attached gas where no burn was metered, the metered 2 TGas where it was (5 − 2 = 3 less).
-    expect(estimateGas(steps, 'burn')).toBe(17_179_962_812_973n);
-    expect(estimateGas([steps[0]!, { ...steps[1]!, burn: tgas(2) }], 'burn')).toBe(14_179_962_812_973n);
+    // What they burn: each step's own burn in place of its attached gas, here 3.7 + 0.3 TGas for the registration and
+    // 1.7 for near_deposit (dexes/burn.ts), 15 − 5.7 = 9.3 TGas less.
+    expect(estimateGas(steps, 'burn')).toBe(7_879_962_812_973n);
+    expect(estimateGas([steps[0]!, { ...steps[1]!, burn: tgas(2) }], 'burn')).toBe(8_179_962_812_973n);
   });
 });

@@ -279,6 +279,40 @@ describe('GET /route', () => {
     ]);
   });
 
+  it('from native NEAR without a trader: every wNEAR DEX still wraps first (near_deposit of the amount sent)', async () => {
+    // kilo.near against wNEAR on the three DEXes that trade wNEAR: an AmmA pool, an AmmDclA pool and a Launch curve.
+    const kilo = 'kilo.near';
+    await writer.write([
+      { dex: 'AmmA', contractId: REF, poolId: 9, state: simple(['wrap.near', kilo], [10n ** 27n, 10n ** 27n], 30) },
+      {
+        dex: 'AmmDclA',
+        contractId: 'dclv2.ref-labs.near',
+        poolId: `${kilo}|wrap.near|2000`,
+        state: addLiquidity(newDclPoolState({ poolId: `${kilo}|wrap.near|2000`, tokenX: kilo, tokenY: 'wrap.near', fee: 2000, pointDelta: 1, currentPoint: 0 }), -1000, 1000, 10n ** 27n) as never,
+      },
+      {
+        dex: 'Launch',
+        contractId: 'aidols.near',
+        poolId: kilo,
+        state: { kind: 'curve', tokens: [kilo, 'wrap.near'], amounts: [10n ** 33n, 5n * 10n ** 26n], totalFee: 10_000, minFee: 10n ** 22n, isDeployed: false, isTradable: true },
+      },
+    ]);
+    const amount = String(10n ** 24n);
+    const quotes = await eventually(async () => {
+      // 400 Unknown token until the graph has read the block.
+      const res = await getRoute(app, { ...BASE, token_in: 'near', token_out: kilo, amount_in: amount });
+      return res.status === 200 && res.json().length === 3 ? res.json() : undefined;
+    });
+    expect(quotes.map((q) => q.dex_id).sort()).toEqual(['AmmA', 'AmmDclA', 'Launch']);
+    for (const quote of quotes) {
+      // No trader, so no registration is known to be missing: the wrap is the one helper step, in the first transaction.
+      const calls = decodedCalls(quote);
+      expect(calls[0], quote.dex_id).toEqual(['wrap.near', 'near_deposit', {}, 5 * TGAS, amount]);
+      expect(calls.slice(1).map(([receiver, method]) => [receiver, method]), quote.dex_id).toEqual([['wrap.near', 'ft_transfer_call']]);
+      expect(quote.storage_deposits).toBe('0');
+    }
+  });
+
   it('to native NEAR: AmmA pays wNEAR and says needs_unwrap', async () => {
     const [quote] = (await getRoute(app, { ...BASE, token_in: 'beta.near', token_out: 'near', amount_in: '1000', dexes: 'AmmA' })).json();
     expect(quote).toMatchObject({ token_output: 'nep141:wrap.near', needs_unwrap: true });
@@ -289,8 +323,10 @@ describe('GET /route', () => {
     expect(plain).toMatchObject({ dex_id: 'Wrap', has_slippage: false, estimated_amount: { amount_out: '1000' }, worst_case_amount: { amount_out: '1000' } });
     expect(decodedCalls(plain!)).toEqual([['wrap.near', 'near_deposit', {}, 5 * TGAS, '1000']]);
     // One transaction, one call of "near_deposit" (12 bytes) with args "{}" (2 bytes):
-    // 216 119 000 000 + 980 000 000 000 + 49 919 649·14 + 5·10^12 = 6 196 817 875 086 gas, ×10^8 yocto per gas.
-    expect(plain!.estimated_gas_usage).toBe('6196817875086');
+    // 216 119 000 000 + 980 000 000 000 + 49 919 649·14 = 1 196 817 875 086 gas, plus what near_deposit burns (1.7
+    // TGas, w_near's wasm metered: dexes/burn.ts) = 2 896 817 875 086, or its 5 TGas attached at most = 6 196 817 875 086,
+    // ×10^8 yocto per gas.
+    expect(plain!.estimated_gas_usage).toBe('2896817875086');
     expect(plain!.estimated_max_gas_cost).toBe('619681787508600000000');
 
     const [inner] = (await getRoute(app, { ...BASE, token_in: 'alpha.near', token_out: 'inner-nep141:alpha.near', amount_in: '77', trader_account_id: 'carol.near' })).json();

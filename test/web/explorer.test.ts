@@ -206,12 +206,12 @@ describe('the explorer', () => {
     // 5·10^12 gas is 5 TGas; 10^26 yoctoNEAR is 100 NEAR.
     expect([call.gas, call.deposit]).toEqual([5_000_000_000_000, '100000000000000000000000000']);
     expect(await first.locator('.action p').first().textContent()).toBe('near_deposit · gas 5 TGas · deposit 100 NEAR');
-    // Why it ranks where it does: the gas it burns and its storage costs, and its amount net of them. 24 292 642 403 819
-    // gas at 10^8 yocto = 2 429 264 240 381 900 000 000 yoctoNEAR = 0.0024292642403819 NEAR, to 6 significant digits
-    // 0.00242926; at most 7 919 264 240 381 900 000 000 yoctoNEAR, 0.00791926 NEAR (54.9 TGas more).
-    expect([quotes[0]!.estimated_gas_usage, quotes[0]!.estimated_max_gas_cost, quotes[0]!.storage_deposits]).toEqual(['24292642403819', '7919264240381900000000', '0']);
+    // Why it ranks where it does: the gas it burns and its storage costs, and its amount net of them. 21 092 642 403 819
+    // gas at 10^8 yocto = 2 109 264 240 381 900 000 000 yoctoNEAR = 0.0021092642403819 NEAR, to 6 significant digits
+    // 0.00210926; at most 7 919 264 240 381 900 000 000 yoctoNEAR, 0.00791926 NEAR (58.1 TGas more).
+    expect([quotes[0]!.estimated_gas_usage, quotes[0]!.estimated_max_gas_cost, quotes[0]!.storage_deposits]).toEqual(['21092642403819', '7919264240381900000000', '0']);
     const why = await first.locator('.why').textContent();
-    expect(why).toContain('Gas 0.00242926 NEAR (at most 0.00791926) + storage 0 NEAR');
+    expect(why).toContain('Gas 0.00210926 NEAR (at most 0.00791926) + storage 0 NEAR');
     expect(why).toMatch(/net of costs \$/);
 
     // Live: the same query on /route/subscribe; blocks that move the pools bring new quotes.
