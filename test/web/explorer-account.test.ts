@@ -47,7 +47,7 @@ async function valuesFromTables(account: string): Promise<Map<string, string | n
 }
 
 describe('the explorer, issue 32 point 6', () => {
-  it('account activity: a stake or a wrap reads as the action, with decimal amounts', async () => {
+  it('account activity: a stake, a wrap or a liquidity change reads as the action, with decimal amounts', async () => {
     // [account, id, api token_in, amount_in, token_out, amount_out, the text shown]: 24 decimals each, 6 significant
     // digits (14.4200 is 14.42).
     const cases: [string, string, string, string, string, string, string][] = [
@@ -78,6 +78,15 @@ describe('the explorer, issue 32 point 6', () => {
       expect(actions.length).toBe(activity.rows.filter((r: { kind: string }) => ['stake', 'wrap'].includes(r.kind)).length);
       expect(actions.length, account).toBeGreaterThanOrEqual(2);
       for (const text of actions) expect(text).toMatch(/^((Staked|Unstaked) [\d,.]+ \S+ for [\d,.]+ \S+ on \S+|(Wrapped|Unwrapped) [\d,.]+ \S+|Deposited [\d,.]+ \S+ into AmmA|Withdrew [\d,.]+ \S+ from AmmA)$/);
+      // So does every liquidity change: the amounts in each token's decimals, not the raw fields.
+      const liquidity = shown.filter((_, i) => activity.rows[i].kind === 'liquidity');
+      for (const text of liquidity) expect(text).toMatch(/^(Added|Removed) [\d,.]+ \S+( \+ [\d,.]+ \S+)* (to|from) \S+ pool \S+$/);
+      if (account === 'alice.near') {
+        // Her removal from pool 4 at 296: amounts 1328000000 USDt and 418000000 USDC, 6 decimals each.
+        const at = activity.rows.findIndex((r: { id: string }) => r.id === 'liquidity:296:H3kJ9s6JjKzoKNf5RShAqcHjKUgdVNELaTFwQKmTfSbb:0');
+        expect(activity.rows[at].amounts).toEqual(['1328000000', '418000000']);
+        expect(shown[at]).toBe('Removed 1,328 USDt + 418 USDC from AmmA pool 4');
+      }
     }
   });
 

@@ -64,7 +64,7 @@ export function accountPage(main: HTMLElement, id: string): void {
       const rows = result.rows as Array<Record<string, any>>;
       // `inner-nep141:X` (X held inside AmmA) counts in X's units.
       const outer = (token: string) => token.replace(/^inner-nep141:/, '');
-      const info = await tokenInfo(rows.flatMap((r) => [r.token_in, r.token_out, r.token].filter((t): t is string => typeof t === 'string').map(outer)));
+      const info = await tokenInfo(rows.flatMap((r) => [r.token_in, r.token_out, r.token, ...(r.tokens ?? [])].filter((t): t is string => typeof t === 'string').map(outer)));
       const amount = (token: string, value: string) => [units(value, info.get(outer(token))?.decimals), ' ', tokenLink(token, info.get(token)?.symbol)];
       const what = (r: Record<string, any>) => {
         if (r.kind === 'trade') return [...amount(r.token_in, r.amount_in), ' → ', ...amount(r.token_out, r.amount_out), ` on ${r.dex}`];
@@ -78,6 +78,11 @@ export function accountPage(main: HTMLElement, id: string): void {
           return String(r.token_out).startsWith('inner-nep141:') ? ['Deposited ', ...amount(r.token_in, r.amount_in), ' into AmmA'] : ['Withdrew ', ...amount(r.token_out, r.amount_out), ' from AmmA'];
         }
         if (r.kind === 'transfer') return [...amount(r.token, r.amount), r.from === id ? ' to ' : ' from ', accountLink(r.from === id ? r.to : r.from)];
+        // A liquidity change: each token's amount in its own decimals, not the raw fields.
+        if (r.kind === 'liquidity' && Array.isArray(r.tokens) && Array.isArray(r.amounts)) {
+          const parts = (r.tokens as string[]).flatMap((t, i) => [...(i ? [' + '] : []), ...amount(t, String(r.amounts[i]))]);
+          return [r.action === 'remove' ? 'Removed ' : 'Added ', ...parts, r.action === 'remove' ? ' from ' : ' to ', `${r.dex} pool ${r.pool_id}`];
+        }
         return [Object.entries(r).filter(([k]) => !['id', 'kind', 'block_height', 'timestamp_millis', 'tx_hash', 'receipt_id'].includes(k)).map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ')];
       };
       fill(activity.body, ...rows.map((r) => h('tr', {}, h('td', {}, time(r.timestamp_millis)), h('td', {}, r.kind), h('td', {}, ...what(r)))));
