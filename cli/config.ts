@@ -208,6 +208,15 @@ export const settings = {
     description: 'NEAR JSON-RPC endpoint for views such as ft_metadata, and for the bootstrap of an empty database when the source is neardata or lake (the state of every DEX at the latest final block); unset: no RPC calls',
     schema: url(['http:', 'https:']),
   },
+  stallSeconds: {
+    env: 'DEXLAKE_STALL_SECONDS',
+    flag: '--stall-seconds',
+    default: '60',
+    expected: 'a number of seconds from 0 to 86400 (0: never)',
+    description:
+      "How long the indexed height may stay unchanged before the api's `/health` answers 503 (the indexer's source makes no progress: unreachable, stalled); counted from the api's start until it sees the height change. 0 turns the check off; `/health` is 503 while the database holds no block regardless",
+    schema: z.coerce.number().min(0).max(86400),
+  },
   maxTransactionTgas: {
     env: 'DEXLAKE_MAX_TRANSACTION_TGAS',
     flag: '--max-transaction-tgas',

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig, settings, type Config, type SettingName } from './config.ts';
 
 const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
-const apiSettings: SettingName[] = ['port', 'host', 'quoteRelayUrl', 'databaseReadUrl', 'trustProxy', 'maxTransactionTgas'];
+const apiSettings: SettingName[] = ['port', 'host', 'quoteRelayUrl', 'databaseReadUrl', 'trustProxy', 'maxTransactionTgas', 'stallSeconds'];
 const indexerSettings: SettingName[] = [
   'source', 'devnetSpeed', 'devnetSeed', 'devnetGenesis', 'from', 'to', 'readAhead', 'readAheadMb', 'bulkLoadDistance', 'indexerPort', 'relayPort', 'devnetRpcPort', 'nearRpcUrl',
 ];

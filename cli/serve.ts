@@ -44,6 +44,7 @@ export async function serve(config: Config): Promise<void> {
       readUrls: config.databaseReadUrl ?? [],
       trustProxy: config.trustProxy ?? [],
       maxTransactionGas,
+      stallMs: config.stallSeconds * 1000,
     });
     db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
     try {
