@@ -14,7 +14,8 @@ const dataDir = path.join(tmpdir(), `dexlake-bench-${randomBytes(6).toString('he
 async function timeToHealthy(label: string, ceilingMs: number): Promise<void> {
   const port = await freePort();
   const started = performance.now();
-  const running = runDexlake(['start'], { DEXLAKE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' });
+  // Free ports for the realnet's relay and RPC: 3001 and 3002 may be another dexlake's, which would stop this one.
+  const running = runDexlake(['start'], { DEXLAKE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', DEXLAKE_RELAY_PORT: '0', DEXLAKE_DEVNET_RPC_PORT: '0' });
   await waitForAnswer(`http://127.0.0.1:${port}/health`, running);
   const answeredMs = performance.now() - started;
   await waitForOk(`http://127.0.0.1:${port}/health`, running);

@@ -168,6 +168,12 @@ try {
   await program.parseAsync(process.argv);
   process.exit(0);
 } catch (err) {
-  process.stderr.write(`dexlake: ${err instanceof ConfigError ? err.message : ((err as Error).message ?? String(err))}\n`);
-  process.exit(err instanceof ConfigError ? 2 : 1);
+  const message = err instanceof ConfigError ? err.message : ((err as Error).message ?? String(err));
+  const code = err instanceof ConfigError ? 2 : 1;
+  // A child of `dexlake start` hands the line to it, which says it as its own and exits with the same code.
+  if (process.send && process.connected) process.send({ type: 'fatal', message, code }, () => process.exit(code));
+  else {
+    process.stderr.write(`dexlake: ${message}\n`);
+    process.exit(code);
+  }
 }

@@ -1,11 +1,12 @@
-// `dexlake start`: the database, the migrations, then the indexer and the api as two child processes whose
-// log lines are prefixed by process. A signal stops both children, then PostgreSQL; a child that dies stops
-// the whole with a non-zero exit. Nothing is left behind.
+// `dexlake start`: the database, the migrations, then the indexer and, once its servers listen, the api (told the
+// indexer's relay) as two child processes whose log lines are prefixed by process. A signal stops both children,
+// then PostgreSQL; a child that dies stops the whole with a non-zero exit. Nothing is left behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { configEnv, type Config } from './config.ts';
 import { openDatabase } from './database.ts';
 import { formatLogLine, LEVEL, lineSplitter } from './log.ts';
+import { checkSource } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 
@@ -16,6 +17,7 @@ export async function start(config: Config): Promise<never> {
   // This process's own lines, in the format of its children's (cli/log.ts).
   const say = (line: string, level: number = LEVEL.info) =>
     process.stdout.write(`${formatLogLine('dexlake', JSON.stringify({ level, time: Date.now(), msg: line }))}\n`);
+  checkSource(config);
   // Its own PostgreSQL, never another dexlake's: a second `start` on a data dir in use stops there.
   const database = await openDatabase(config, (level, line) => say(line, LEVEL[level]), { share: false });
   const children = new Map<string, ChildProcess>();
@@ -58,21 +60,53 @@ export async function start(config: Config): Promise<never> {
 
   // The service's own devnet runs on real time from a recent genesis, kept in its database (cli/devnet.ts).
   const env = { ...process.env, ...configEnv({ ...config, devnetGenesis: config.devnetGenesis ?? 'recent' }), DATABASE_URL: database.url, DEXLAKE_SUPERVISED: '1' };
-  for (const [name, command] of [['indexer', 'index'], ['api', 'serve']] as const) {
+  const spawnChild = (name: string, command: string, childEnv: NodeJS.ProcessEnv): ChildProcess => {
     // An IPC channel lets a child notice that this process died (even by SIGKILL) and stop by itself.
-    const child = spawn(process.execPath, [BIN, command], { env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = spawn(process.execPath, [BIN, command], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     children.set(name, child);
     // A line that is not the child's pino JSON (a Node warning, a crash's stack) still gets a time and a level.
     child.stdout!.on('data', lineSplitter((line) => process.stdout.write(`${formatLogLine(name, line, LEVEL.info)}\n`)));
     child.stderr!.on('data', lineSplitter((line) => process.stdout.write(`${formatLogLine(name, line, LEVEL.warn)}\n`)));
+    // A child that stops on a bad setting (a port taken) hands its one line here: `start` ends with it, as the
+    // command itself would.
+    let fatal: ChildMessage | undefined;
+    child.on('message', (message: ChildMessage) => {
+      if (message.type === 'fatal') fatal = message;
+    });
     child.on('exit', (code, signal) => {
       children.delete(name);
       if (stopping) return;
+      if (fatal) {
+        process.stderr.write(`dexlake: ${fatal.message}\n`);
+        void stopAll(fatal.code ?? 1);
+        return;
+      }
       say(`${name} exited unexpectedly (${signal ?? `code ${code}`}): stopping`, LEVEL.error);
       void stopAll(1);
     });
-  }
+    return child;
+  };
+
+  // The indexer first: the api asks its relay for QuoteA quotes, on the port it got (0 picks a free one).
+  const indexer = spawnChild('indexer', 'index', env);
+  const servers = await new Promise<ChildMessage | undefined>((resolve) => {
+    indexer.on('message', (message: ChildMessage) => message.type === 'servers' && resolve(message));
+    indexer.once('exit', () => resolve(undefined));
+  });
+  // An indexer that exited has its exit handler stopping everything already.
+  if (stopping || !servers) return stopping ?? stopAll(1);
+  const quoteRelayUrl = config.quoteRelayUrl ?? servers.relayUrl ?? 'off';
+  spawnChild('api', 'serve', { ...env, QUOTE_RELAY_URL: quoteRelayUrl });
   return new Promise<never>(() => {});
+}
+
+/** What a child says over its IPC channel: `servers` once the indexer's own servers listen, `fatal` before a child
+ * exits on an error (main.ts). */
+interface ChildMessage {
+  type: 'servers' | 'fatal';
+  relayUrl?: string | null;
+  message?: string;
+  code?: number;
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
