@@ -1,5 +1,5 @@
 // The indexer's subcommands: index, migrate, replay, rebuild.
-import { ConfigError, type Config } from './config.ts';
+import { ConfigError, seeded, type Config } from './config.ts';
 import { checkSource, listenOn, processLogger, refuseEmptyDatabase, stopSignal, withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
@@ -17,9 +17,6 @@ import { DEVNET_GENESIS_MS } from '../devnet/realnet/chain.ts';
 import { bootstrap } from '../indexer/bootstrap.ts';
 import { readCheckpoint } from '../indexer/store.ts';
 import { resolveDevnetGenesis } from './devnet.ts';
-
-/** The seeded chain the indexer makes itself: the realnet (the contracts' own wasm, and models of the closed ones). */
-const seeded = (source: string): boolean => /^realnet(:|$)/.test(source);
 
 /** A range that ends before it starts is refused before anything starts (exit 2). */
 function checkRange(config: Config): void {
@@ -63,8 +60,6 @@ export async function index(config: Config): Promise<void> {
         devnetRpc = await listenOn('devnetRpcPort', config.devnetRpcPort, config.host, (port) => startNearRpc(rpcChain, { host: config.host, port }));
         logger.info({ url: devnetRpc.url }, 'devnet NEAR JSON-RPC listening');
       }
-      // Under `start`, the parent gives the api this relay (its port may be one 0 picked) before starting it.
-      process.send?.({ type: 'servers', relayUrl: relay?.url ?? null });
       const contracts = contractsOf(config.nearNetwork);
       if (head === 0 && config.from === undefined && config.nearRpcUrl !== undefined && /^(neardata|lake):/.test(config.source)) {
         // A mainnet quick start: an empty database begins with every DEX's state at the latest final block.

@@ -239,6 +239,9 @@ export const settings = {
   },
 } satisfies Record<string, Setting>;
 
+/** The seeded chain the indexer makes itself: the realnet (the contracts' own wasm, and models of the closed ones). */
+export const seeded = (source: string): boolean => /^realnet(:|$)/.test(source);
+
 export type SettingName = keyof typeof settings;
 type Value<K extends SettingName> = z.output<(typeof settings)[K]['schema']>;
 export type Config = { [K in SettingName]: (typeof settings)[K] extends { default: string } ? Value<K> : Value<K> | undefined };

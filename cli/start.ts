@@ -1,13 +1,14 @@
-// `dexlake start`: the database, the migrations, then the indexer and, once its servers listen, the api (told the
-// indexer's relay) as two child processes whose log lines are prefixed by process. A signal stops both children,
+// `dexlake start`: the database, the migrations, then the indexer and the api (told the indexer's relay) as two
+// child processes whose log lines are prefixed by process. A signal stops both children,
 // then PostgreSQL; a child that dies stops the whole with a non-zero exit. Nothing is left behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { configEnv, type Config } from './config.ts';
+import { configEnv, seeded, type Config } from './config.ts';
 import { openDatabase } from './database.ts';
 import { formatLogLine, LEVEL, lineSplitter } from './log.ts';
 import { checkSource } from './run.ts';
 import { connect } from '../db/connect.ts';
+import { freePort } from '../db/embedded.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 
 const BIN = fileURLToPath(new URL('../bin/dexlake.js', import.meta.url));
@@ -78,7 +79,7 @@ export async function start(config: Config): Promise<never> {
       if (stopping) return;
       if (fatal) {
         process.stderr.write(`dexlake: ${fatal.message}\n`);
-        void stopAll(fatal.code ?? 1);
+        void stopAll(fatal.code);
         return;
       }
       say(`${name} exited unexpectedly (${signal ?? `code ${code}`}): stopping`, LEVEL.error);
@@ -87,26 +88,27 @@ export async function start(config: Config): Promise<never> {
     return child;
   };
 
-  // The indexer first: the api asks its relay for QuoteA quotes, on the port it got (0 picks a free one).
-  const indexer = spawnChild('indexer', 'index', env);
-  const servers = await new Promise<ChildMessage | undefined>((resolve) => {
-    indexer.on('message', (message: ChildMessage) => message.type === 'servers' && resolve(message));
-    indexer.once('exit', () => resolve(undefined));
-  });
-  // An indexer that exited has its exit handler stopping everything already.
-  if (stopping || !servers) return stopping ?? stopAll(1);
-  const quoteRelayUrl = config.quoteRelayUrl ?? servers.relayUrl ?? 'off';
+  // The api asks the indexer's relay for QuoteA quotes, never whatever else holds a port. Its port is settled here so
+  // that both children start at once: 0 is a free port found now (should another process take it first, the indexer
+  // stops with that port's line, and so does `start`).
+  const relayPort = seeded(config.source) && config.relayPort !== 'off' ? (config.relayPort === 0 ? await freePort(config.host) : config.relayPort) : undefined;
+  const quoteRelayUrl = config.quoteRelayUrl ?? (relayPort === undefined ? 'off' : `http://${connectable(config.host)}:${relayPort}`);
+  spawnChild('indexer', 'index', { ...env, DEXLAKE_RELAY_PORT: String(relayPort ?? 'off') });
   spawnChild('api', 'serve', { ...env, QUOTE_RELAY_URL: quoteRelayUrl });
   return new Promise<never>(() => {});
 }
 
-/** What a child says over its IPC channel: `servers` once the indexer's own servers listen, `fatal` before a child
- * exits on an error (main.ts). */
+/** The address a client on this host reaches a server listening on `host` at (a wildcard: loopback). */
+function connectable(host: string): string {
+  if (host === '0.0.0.0' || host === '::' || host === '[::]') return '127.0.0.1';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+/** What a child says over its IPC channel before it exits on an error (main.ts). */
 interface ChildMessage {
-  type: 'servers' | 'fatal';
-  relayUrl?: string | null;
-  message?: string;
-  code?: number;
+  type: 'fatal';
+  message: string;
+  code: number;
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
