@@ -1,6 +1,6 @@
 // `dexlake start`: the database, the migrations, then the indexer and the api (told the indexer's relay) as two
-// child processes whose log lines are prefixed by process. A signal stops both children,
-// then PostgreSQL; a child that dies stops the whole with a non-zero exit. Nothing is left behind.
+// child processes whose log lines are prefixed by process. A signal stops both children, then PostgreSQL; a child
+// that dies stops the whole with a non-zero exit. Nothing is left behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { configEnv, seeded, type Config } from './config.ts';
@@ -61,7 +61,7 @@ export async function start(config: Config): Promise<never> {
 
   // The service's own devnet runs on real time from a recent genesis, kept in its database (cli/devnet.ts).
   const env = { ...process.env, ...configEnv({ ...config, devnetGenesis: config.devnetGenesis ?? 'recent' }), DATABASE_URL: database.url, DEXLAKE_SUPERVISED: '1' };
-  const spawnChild = (name: string, command: string, childEnv: NodeJS.ProcessEnv): ChildProcess => {
+  const spawnChild = (name: string, command: string, childEnv: NodeJS.ProcessEnv): void => {
     // An IPC channel lets a child notice that this process died (even by SIGKILL) and stop by itself.
     const child = spawn(process.execPath, [BIN, command], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     children.set(name, child);
@@ -74,7 +74,8 @@ export async function start(config: Config): Promise<never> {
     child.on('message', (message: ChildMessage) => {
       if (message.type === 'fatal') fatal = message;
     });
-    child.on('exit', (code, signal) => {
+    // 'close', not 'exit': it comes once the IPC channel is closed too, so a fatal line sent just before is in.
+    child.on('close', (code, signal) => {
       children.delete(name);
       if (stopping) return;
       if (fatal) {
@@ -85,13 +86,13 @@ export async function start(config: Config): Promise<never> {
       say(`${name} exited unexpectedly (${signal ?? `code ${code}`}): stopping`, LEVEL.error);
       void stopAll(1);
     });
-    return child;
   };
 
   // The api asks the indexer's relay for QuoteA quotes, never whatever else holds a port. Its port is settled here so
   // that both children start at once: 0 is a free port found now (should another process take it first, the indexer
   // stops with that port's line, and so does `start`).
   const relayPort = seeded(config.source) && config.relayPort !== 'off' ? (config.relayPort === 0 ? await freePort(config.host) : config.relayPort) : undefined;
+  if (stopping) return stopping;
   const quoteRelayUrl = config.quoteRelayUrl ?? (relayPort === undefined ? 'off' : `http://${connectable(config.host)}:${relayPort}`);
   spawnChild('indexer', 'index', { ...env, DEXLAKE_RELAY_PORT: String(relayPort ?? 'off') });
   spawnChild('api', 'serve', { ...env, QUOTE_RELAY_URL: quoteRelayUrl });

@@ -26,7 +26,7 @@ export function resolutionSwitch(chosen: (resolution: Resolution) => void): { el
  * 1 / the axis's smallest step: 4 significant digits of the lowest positive price, never coarser than a cent (an
  * integer, which lightweight-charts takes without the float error a step of 1e-11 would carry).
  */
-export function priceBase(prices: readonly number[]): number {
+function priceBase(prices: readonly number[]): number {
   const lowest = Math.min(...prices.filter((p) => p > 0));
   if (!Number.isFinite(lowest)) return 100;
   return Math.max(100, 10 ** (3 - Math.floor(Math.log10(lowest))));
