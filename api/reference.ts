@@ -167,10 +167,14 @@ export function apiDocument(methods: readonly Method[], dexIds: readonly string[
       get: {
         operationId: 'health',
         tags: ['service'],
-        summary: 'Whether the database answers, and how far the indexed data is behind the chain',
+        summary: 'Whether the service is ready (the database answers, holds a block, and the indexed height moves), and how far the indexed data is behind the chain',
         responses: {
-          '200': { description: 'the database answers', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
-          '503': { description: 'the database does not answer (`db: "down"`)', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+          '200': { description: 'ready: the database answers, holds a block, and the indexed height changed within the stall time', content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } } },
+          '503': {
+            description:
+              'not ready, `reason` says why: the database does not answer (`db: "down"`), it holds no block yet, or the indexed height has not changed for DEXLAKE_STALL_SECONDS (default 60; the indexer\'s source makes no progress)',
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/Health' } } },
+          },
         },
       },
     },
@@ -220,6 +224,7 @@ export function apiDocument(methods: readonly Method[], dexIds: readonly string[
           type: 'object',
           properties: {
             db: { type: 'string', enum: ['ok', 'down'] },
+            reason: { type: 'string', description: 'only on a 503: why the service is not ready' },
             height: { type: ['integer', 'null'] },
             lag_seconds: { type: ['number', 'null'], description: 'now minus the newest indexed block\'s chain time' },
             route_height: {

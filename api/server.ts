@@ -7,7 +7,7 @@ import type { Db } from '../db/connect.ts';
 import type { Dex } from '../dexes/dex.ts';
 import { DEX_IDS } from '../dexes/index.ts';
 import { explorerRoutes } from './explorer.ts';
-import { healthRoutes } from './health.ts';
+import { healthRoutes, ProgressWatch, STALL_MS } from './health.ts';
 import { HeadTracker, indexerRoutes } from './indexer.ts';
 import { metricsRoutes } from './metrics.ts';
 import { ReadReplicas } from './replicas.ts';
@@ -42,10 +42,15 @@ export interface ApiOptions {
   trustProxy?: readonly string[];
   /** NEAR's most prepaid gas per transaction on the network (DEXLAKE_MAX_TRANSACTION_TGAS; default 300 TGas). */
   maxTransactionGas?: bigint;
+  /** /health answers 503 once the indexed height has not changed for longer (DEXLAKE_STALL_SECONDS); 0: never.
+   * Default STALL_MS. */
+  stallMs?: number;
+  /** The time /health judges a stall by (tests move it; default Date.now). */
+  clock?: () => number;
 }
 
 export async function buildServer(options: ApiOptions): Promise<FastifyInstance> {
-  const { logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes, readUrls = [], replicaWaitMs, trustProxy = [], maxTransactionGas } = options;
+  const { logger, logLevel = 'info', network = 'mainnet', quoteRelayUrl = null, httpCreditsPerMinute, dexes, readUrls = [], replicaWaitMs, trustProxy = [], maxTransactionGas, stallMs = STALL_MS, clock = Date.now } = options;
   // Every query below goes through `db`: the primary, or with read replicas the database that picks one.
   const replicas = readUrls.length ? new ReadReplicas(options.db, readUrls, replicaWaitMs === undefined ? {} : { waitMs: replicaWaitMs }) : undefined;
   const db = replicas?.db ?? options.db;
@@ -70,6 +75,7 @@ export async function buildServer(options: ApiOptions): Promise<FastifyInstance>
   if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 1 << 20 } });
   if (replicas) app.addHook('onClose', () => replicas.close());
   const tracker = new HeadTracker();
+  const progress = new ProgressWatch(clock());
   let tokenStats: TokenApiStats | undefined;
   metricsRoutes(app, {
     db: options.db,
@@ -78,7 +84,7 @@ export async function buildServer(options: ApiOptions): Promise<FastifyInstance>
     cache: () => tokenStats?.cache() ?? { hits: 0, misses: 0 },
     replicas,
   });
-  healthRoutes(app, options.db, replicas, () => routes.router.graph.height);
+  healthRoutes(app, options.db, { replicas, routeHeight: () => routes.router.graph.height, progress, stallMs, clock });
   indexerRoutes(app, db, tracker);
   const routes = routing(app, {
     db,
@@ -90,7 +96,10 @@ export async function buildServer(options: ApiOptions): Promise<FastifyInstance>
   });
   // Encapsulated: its error handler and paths are the token API's own.
   await app.register(async (scope) => {
-    tokenStats = await tokenDataRoutes(scope, { db, onBlocks: (n) => tracker.observe(n.height), ...(httpCreditsPerMinute === undefined ? {} : { httpCreditsPerMinute }) });
+    tokenStats = await tokenDataRoutes(scope, { db, onBlocks: (n) => {
+        tracker.observe(n.height);
+        progress.see(n.height, clock());
+      }, ...(httpCreditsPerMinute === undefined ? {} : { httpCreditsPerMinute }) });
   });
   // The reference (made once: it depends on nothing but the code), Swagger UI over it, and the explorer.
   const documents = {

@@ -100,7 +100,8 @@ async function restart(): Promise<void> {
     await ingest({ db: writer, source: realnetSource({ seed: SEED, speed: 0 }), to: 120, signal: never, workers: 0 });
     await writer.close();
     const apiPort = await freePort();
-    api = runDexlake(['serve'], { DATABASE_URL: pg.url, PORT: String(apiPort), LOG_LEVEL: 'warn', QUOTE_RELAY_URL: `http://127.0.0.1:${await freePort()}` });
+    // No indexer runs (the height stays at 120 on purpose, no stall of a source): DEXLAKE_STALL_SECONDS 0.
+    api = runDexlake(['serve'], { DATABASE_URL: pg.url, PORT: String(apiPort), LOG_LEVEL: 'warn', QUOTE_RELAY_URL: `http://127.0.0.1:${await freePort()}`, DEXLAKE_STALL_SECONDS: '0' });
     const base = `http://127.0.0.1:${apiPort}`;
     await waitForOk(`${base}/health`, api);
 

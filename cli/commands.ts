@@ -1,12 +1,11 @@
 // The indexer's subcommands: index, migrate, replay, rebuild.
-import type { Logger } from 'pino';
-import { ConfigError, type Config } from './config.ts';
-import { processLogger, stopSignal, withDatabase } from './run.ts';
-import { connect, type Db } from '../db/connect.ts';
+import { ConfigError, seeded, type Config } from './config.ts';
+import { checkSource, listenOn, processLogger, refuseEmptyDatabase, stopSignal, withDatabase } from './run.ts';
+import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { contractsOf } from '../dexes/contracts.ts';
 import { runIndexer } from '../indexer/main.ts';
-import { startStatusServer } from '../indexer/status-server.ts';
+import { startStatusServer, type StatusServer } from '../indexer/status-server.ts';
 import { createProgress } from '../indexer/progress.ts';
 import { readUndecodedTotals } from '../indexer/projections/undecoded.ts';
 import { rebuild, replay } from '../indexer/replay.ts';
@@ -19,9 +18,6 @@ import { bootstrap } from '../indexer/bootstrap.ts';
 import { readCheckpoint } from '../indexer/store.ts';
 import { resolveDevnetGenesis } from './devnet.ts';
 
-/** The seeded chain the indexer makes itself: the realnet (the contracts' own wasm, and models of the closed ones). */
-const seeded = (source: string): boolean => /^realnet(:|$)/.test(source);
-
 /** A range that ends before it starts is refused before anything starts (exit 2). */
 function checkRange(config: Config): void {
   if (config.from !== undefined && config.to !== undefined && config.from > config.to) {
@@ -31,6 +27,7 @@ function checkRange(config: Config): void {
 
 export async function index(config: Config): Promise<void> {
   checkRange(config);
+  checkSource(config);
   const signal = stopSignal();
   const logger = processLogger('indexer', config.logLevel);
   await withDatabase(config, async ({ url }) => {
@@ -38,26 +35,37 @@ export async function index(config: Config): Promise<void> {
     // The writer owns the schema; the status port opens only once it is migrated, so "healthy" means ready.
     const applied = await migrateToLatest(db.kysely);
     if (applied.length) logger.info({ applied }, 'migrated');
-    const status = config.indexerPort ? await startStatusServer(config.indexerPort, config.host) : undefined;
-    if (status) {
-      // The counter goes on from what earlier runs counted, so it reads the same across restarts.
-      status.addUndecoded(await readUndecodedTotals(db.kysely));
-      logger.info({ port: status.port }, 'status port listening');
-    }
-    const chain = seeded(config.source);
-    const genesisMs = chain ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
-    if (chain) logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, 'realnet genesis');
-    const relay = chain && config.relayPort ? await startRelay(db, config, logger) : undefined;
-    // The realnet's JSON-RPC answers at any height indexed so far.
-    let head = (await readCheckpoint(db.kysely))?.height ?? 0;
-    const devnetRpc = chain && config.devnetRpcPort ? await startDevnetRpc(config, genesisMs, () => Math.max(head, 1), logger) : undefined;
-    const contracts = contractsOf(config.nearNetwork);
-    if (head === 0 && config.from === undefined && config.nearRpcUrl !== undefined && /^(neardata|lake):/.test(config.source)) {
-      // A mainnet quick start: an empty database begins with every DEX's state at the latest final block.
-      const summary = await bootstrap({ db, rpcUrl: config.nearRpcUrl, contracts, signal, say: (line) => logger.info(line) });
-      logger.info({ height: summary.height }, 'bootstrapped: following the chain from the next block');
-    }
+    let status: StatusServer | undefined;
+    let relay: SolverRelay | undefined;
+    let devnetRpc: NearRpcServer | undefined;
     try {
+      status = config.indexerPort ? await listenOn('indexerPort', config.indexerPort, config.host, (port) => startStatusServer(port, config.host)) : undefined;
+      if (status) {
+        // The counter goes on from what earlier runs counted, so it reads the same across restarts.
+        status.addUndecoded(await readUndecodedTotals(db.kysely));
+        logger.info({ port: status.port }, 'status port listening');
+      }
+      const chain = seeded(config.source);
+      const genesisMs = chain ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
+      if (chain) logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, 'realnet genesis');
+      if (chain && config.relayPort !== 'off') {
+        relay = await listenOn('relayPort', config.relayPort, config.host, (port) => startSolverRelay({ db, host: config.host, port }));
+        logger.info({ url: `${relay.url}/rpc` }, 'solver relay listening');
+      }
+      // The realnet's JSON-RPC answers at any height indexed so far.
+      let head = (await readCheckpoint(db.kysely))?.height ?? 0;
+      if (chain && config.devnetRpcPort !== 'off') {
+        const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
+        const rpcChain = realnetRpc(config.source.split(':')[1], options, () => Math.max(head, 1));
+        devnetRpc = await listenOn('devnetRpcPort', config.devnetRpcPort, config.host, (port) => startNearRpc(rpcChain, { host: config.host, port }));
+        logger.info({ url: devnetRpc.url }, 'devnet NEAR JSON-RPC listening');
+      }
+      const contracts = contractsOf(config.nearNetwork);
+      if (head === 0 && config.from === undefined && config.nearRpcUrl !== undefined && /^(neardata|lake):/.test(config.source)) {
+        // A mainnet quick start: an empty database begins with every DEX's state at the latest final block.
+        const summary = await bootstrap({ db, rpcUrl: config.nearRpcUrl, contracts, signal, say: (line) => logger.info(line) });
+        logger.info({ height: summary.height }, 'bootstrapped: following the chain from the next block');
+      }
       await runIndexer({
         db,
         source: config.source,
@@ -89,38 +97,6 @@ export async function index(config: Config): Promise<void> {
   }, logger);
 }
 
-/** The realnet's NEAR JSON-RPC, answering at heights up to `final()`; like the relay, a taken port costs a warning. */
-async function startDevnetRpc(config: Config, genesisMs: number | undefined, final: () => number, logger: Logger): Promise<NearRpcServer | undefined> {
-  try {
-    const options = { seed: config.devnetSeed, ...(genesisMs !== undefined ? { genesisMs } : {}) };
-    const chain = realnetRpc(config.source.split(':')[1], options, final);
-    const server = await startNearRpc(chain, {
-      host: config.host,
-      port: config.devnetRpcPort,
-    });
-    logger.info({ url: server.url }, 'devnet NEAR JSON-RPC listening');
-    return server;
-  } catch (err) {
-    logger.warn({ port: config.devnetRpcPort, err: (err as Error).message }, 'devnet NEAR JSON-RPC not started');
-    return undefined;
-  }
-}
-
-/**
- * The devnet's local solver relay. A port already taken only costs the relay (a warning): the indexer is what
- * `index` is for.
- */
-async function startRelay(db: Db, config: Config, logger: Logger): Promise<SolverRelay | undefined> {
-  try {
-    const relay = await startSolverRelay({ db, host: config.host, port: config.relayPort });
-    logger.info({ url: `${relay.url}/rpc` }, 'solver relay listening');
-    return relay;
-  } catch (err) {
-    logger.warn({ port: config.relayPort, err: (err as Error).message }, 'solver relay not started');
-    return undefined;
-  }
-}
-
 export async function migrate(config: Config): Promise<void> {
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { max: 1 });
@@ -136,12 +112,14 @@ export async function migrate(config: Config): Promise<void> {
 export async function replayCommand(config: Config): Promise<void> {
   if (config.from === undefined || config.to === undefined) throw new ConfigError('replay needs --from and --to');
   checkRange(config);
+  checkSource(config);
   const { from, to } = config;
   const signal = stopSignal();
   const logger = processLogger('replay', config.logLevel);
   await withDatabase(config, async ({ url }) => {
     const db = connect(url);
     try {
+      await refuseEmptyDatabase(db, 'replay');
       await migrateToLatest(db.kysely);
       const genesisMs = seeded(config.source) ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
       const source = await openSource(config.source, { devnet: { seed: config.devnetSeed, speed: 0, genesisMs } });
@@ -152,7 +130,7 @@ export async function replayCommand(config: Config): Promise<void> {
     } finally {
       await db.close();
     }
-  }, logger);
+  }, logger, { existing: 'replay' });
 }
 
 export async function rebuildCommand(config: Config): Promise<void> {
@@ -160,6 +138,7 @@ export async function rebuildCommand(config: Config): Promise<void> {
   await withDatabase(config, async ({ url }) => {
     const db = connect(url);
     try {
+      await refuseEmptyDatabase(db, 'rebuild');
       await migrateToLatest(db.kysely);
       const progress = createProgress({ logger, tty: process.stderr.isTTY ? process.stderr : undefined });
       const events = await rebuild(db, progress);
@@ -168,5 +147,5 @@ export async function rebuildCommand(config: Config): Promise<void> {
     } finally {
       await db.close();
     }
-  }, logger);
+  }, logger, { existing: 'rebuild' });
 }

@@ -14,6 +14,8 @@ export interface Setting {
 }
 
 const port = z.coerce.number().int().min(0).max(65535);
+// A server dexlake may run or not: a port (0: any free one) or `off`.
+const serverPort = z.union([z.literal('off'), port]);
 const url = (protocols: string[]) =>
   z.string().refine((s) => {
     try {
@@ -189,17 +191,19 @@ export const settings = {
     env: 'DEXLAKE_RELAY_PORT',
     flag: '--relay-port',
     default: '3001',
-    expected: 'an integer from 0 to 65535 (0: no relay)',
-    description: 'Port of the local solver relay (JSON-RPC `quote` and `publish_intent` at /rpc, priced from the indexed AmmA pools) that `index` starts with the realnet source, on HOST (0 turns it off)',
-    schema: port,
+    expected: 'an integer from 0 to 65535 (0: any free port), or off',
+    description:
+      'Port of the local solver relay (JSON-RPC `quote` and `publish_intent` at /rpc, priced from the indexed AmmA pools) that `index` starts with the realnet source, on HOST; under `start` the api asks it for QuoteA quotes. A port already taken stops the command with a line naming this setting (exit 2); `off` runs no relay',
+    schema: serverPort,
   },
   devnetRpcPort: {
     env: 'DEXLAKE_DEVNET_RPC_PORT',
     flag: '--devnet-rpc-port',
     default: '3002',
-    expected: 'an integer from 0 to 65535 (0: no realnet RPC)',
-    description: 'Port of the realnet\'s NEAR JSON-RPC (status, block, query call_function and view_state at any indexed height) that `index` starts with the realnet source, on HOST (0 turns it off)',
-    schema: port,
+    expected: 'an integer from 0 to 65535 (0: any free port), or off',
+    description:
+      "Port of the realnet's NEAR JSON-RPC (status, block, query call_function and view_state at any indexed height) that `index` starts with the realnet source, on HOST. A port already taken stops the command with a line naming this setting (exit 2); `off` runs no RPC",
+    schema: serverPort,
   },
   nearRpcUrl: {
     env: 'NEAR_RPC_URL',
@@ -207,6 +211,15 @@ export const settings = {
     expected: 'an http:// or https:// URL',
     description: 'NEAR JSON-RPC endpoint for views such as ft_metadata, and for the bootstrap of an empty database when the source is neardata or lake (the state of every DEX at the latest final block); unset: no RPC calls',
     schema: url(['http:', 'https:']),
+  },
+  stallSeconds: {
+    env: 'DEXLAKE_STALL_SECONDS',
+    flag: '--stall-seconds',
+    default: '60',
+    expected: 'a number of seconds from 0 to 86400 (0: never)',
+    description:
+      "How long the indexed height may stay unchanged before the api's `/health` answers 503 (the indexer's source makes no progress: unreachable, stalled); counted from the api's start until it sees the height change. 0 turns the check off; `/health` is 503 while the database holds no block regardless",
+    schema: z.coerce.number().min(0).max(86400),
   },
   maxTransactionTgas: {
     env: 'DEXLAKE_MAX_TRANSACTION_TGAS',
@@ -219,12 +232,15 @@ export const settings = {
   quoteRelayUrl: {
     env: 'QUOTE_RELAY_URL',
     flag: '--quote-relay',
-    default: 'http://127.0.0.1:3001',
-    expected: 'an http:// or https:// URL',
-    description: 'Solver relay that QuoteA routes ask for quotes (JSON-RPC at /rpc); the default is the local relay of `dexlake index`',
-    schema: url(['http:', 'https:']),
+    expected: 'an http:// or https:// URL, or off',
+    description:
+      "Solver relay that QuoteA routes ask for quotes (JSON-RPC at /rpc); `off`: no QuoteA quotes. Unset: under `start`, the relay its indexer started (on DEXLAKE_RELAY_PORT, or the free port 0 picked), else off; under `serve`, http://127.0.0.1:3001, the default relay of `dexlake index`",
+    schema: z.union([z.literal('off'), url(['http:', 'https:'])]),
   },
 } satisfies Record<string, Setting>;
+
+/** The seeded chain the indexer makes itself: the realnet (the contracts' own wasm, and models of the closed ones). */
+export const seeded = (source: string): boolean => /^realnet(:|$)/.test(source);
 
 export type SettingName = keyof typeof settings;
 type Value<K extends SettingName> = z.output<(typeof settings)[K]['schema']>;

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { ConfigError, loadConfig, settings, type Config, type SettingName } from './config.ts';
 
 const commonSettings: SettingName[] = ['databaseUrl', 'dataDir', 'pgPort', 'logLevel', 'nearNetwork'];
-const apiSettings: SettingName[] = ['port', 'host', 'quoteRelayUrl', 'databaseReadUrl', 'trustProxy', 'maxTransactionTgas'];
+const apiSettings: SettingName[] = ['port', 'host', 'quoteRelayUrl', 'databaseReadUrl', 'trustProxy', 'maxTransactionTgas', 'stallSeconds'];
 const indexerSettings: SettingName[] = [
   'source', 'devnetSpeed', 'devnetSeed', 'devnetGenesis', 'from', 'to', 'readAhead', 'readAheadMb', 'bulkLoadDistance', 'indexerPort', 'relayPort', 'devnetRpcPort', 'nearRpcUrl',
 ];
@@ -168,6 +168,12 @@ try {
   await program.parseAsync(process.argv);
   process.exit(0);
 } catch (err) {
-  process.stderr.write(`dexlake: ${err instanceof ConfigError ? err.message : ((err as Error).message ?? String(err))}\n`);
-  process.exit(err instanceof ConfigError ? 2 : 1);
+  const message = err instanceof ConfigError ? err.message : ((err as Error).message ?? String(err));
+  const code = err instanceof ConfigError ? 2 : 1;
+  // A child of `dexlake start` hands the line to it, which says it as its own and exits with the same code.
+  if (process.send && process.connected) process.send({ type: 'fatal', message, code }, () => process.exit(code));
+  else {
+    process.stderr.write(`dexlake: ${message}\n`);
+    process.exit(code);
+  }
 }

@@ -1,10 +1,13 @@
 // `dexlake serve`: the api process. Loads nothing of the indexer's, so it starts fast.
 import type { Config } from './config.ts';
-import { processLogger, stopSignal, withDatabase } from './run.ts';
+import { listenOn, processLogger, stopSignal, withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { buildServer } from '../api/server.ts';
 import { DEFAULT_MAX_TRANSACTION_GAS, tgas } from '../dexes/instructions.ts';
 import { protocolLimits } from '../indexer/near-rpc.ts';
+
+/** QUOTE_RELAY_URL unset under `serve`: the relay `dexlake index` starts on its default port. */
+const DEFAULT_QUOTE_RELAY_URL = 'http://127.0.0.1:3001';
 
 /** Where the ceiling's origin is said. */
 interface CeilingLog {
@@ -36,18 +39,21 @@ export async function serve(config: Config): Promise<void> {
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { connectTimeoutMs: 2_000 });
     const maxTransactionGas = await transactionGasCeiling(config, logger);
+    const quoteRelayUrl = config.quoteRelayUrl === 'off' ? null : (config.quoteRelayUrl ?? DEFAULT_QUOTE_RELAY_URL);
+    logger.info({ url: quoteRelayUrl }, quoteRelayUrl === null ? 'no solver relay: no QuoteA quotes' : 'QuoteA asks this solver relay');
     const app = await buildServer({
       db,
       logger,
       network: config.nearNetwork,
-      quoteRelayUrl: config.quoteRelayUrl ?? null,
+      quoteRelayUrl,
       readUrls: config.databaseReadUrl ?? [],
       trustProxy: config.trustProxy ?? [],
       maxTransactionGas,
+      stallMs: config.stallSeconds * 1000,
     });
     db.pool.on('error', (err) => app.log.warn({ err: err.message }, 'database connection lost'));
     try {
-      await app.listen({ port: config.port, host: config.host });
+      await listenOn('port', config.port, config.host, (port) => app.listen({ port, host: config.host }));
       await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener('abort', () => resolve(), { once: true })));
       app.log.info('api stopping');
     } finally {

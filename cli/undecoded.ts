@@ -2,7 +2,7 @@
 // since indexing began, then the newest inputs kept (1,000 per DEX at most) with where they were found and their
 // raw text, newest first. `--json` prints one JSON object per input instead, for scripts.
 import { ConfigError, type Config } from './config.ts';
-import { withDatabase } from './run.ts';
+import { refuseEmptyDatabase, withDatabase } from './run.ts';
 import { connect } from '../db/connect.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { DEX_IDS } from '../dexes/index.ts';
@@ -30,6 +30,7 @@ export async function undecodedCommand(config: Config, options: UndecodedOptions
   await withDatabase(config, async ({ url }) => {
     const db = connect(url, { max: 1 });
     try {
+      await refuseEmptyDatabase(db, 'undecoded');
       await migrateToLatest(db.kysely);
       let query = db.kysely.selectFrom('undecoded').selectAll();
       if (options.dex !== undefined) query = query.where('dex', '=', options.dex);
@@ -54,5 +55,5 @@ export async function undecodedCommand(config: Config, options: UndecodedOptions
     } finally {
       await db.close();
     }
-  });
+  }, undefined, { existing: 'undecoded' });
 }

@@ -67,11 +67,11 @@ export async function isPortFree(port: number): Promise<boolean> {
   });
 }
 
-export async function freePort(): Promise<number> {
+export async function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
       .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
+      .listen(0, host, () => {
         const { port } = server.address() as { port: number };
         server.close(() => resolve(port));
       });

@@ -236,7 +236,7 @@ describe('dexlake index, replay and rebuild from the fixture files', () => {
 describe('dexlake index on the realnet with a genesis', () => {
   it('stamps block h at genesis + (h - 1) s, keeps that genesis when none is given, and refuses another', { timeout: 120_000 }, async () => {
     const { url, db } = await freshDatabase();
-    const env = { DATABASE_URL: url, DEXLAKE_SOURCE: 'realnet', DEXLAKE_DEVNET_SPEED: '0', DEXLAKE_RELAY_PORT: '0', DEXLAKE_DEVNET_RPC_PORT: '0' };
+    const env = { DATABASE_URL: url, DEXLAKE_SOURCE: 'realnet', DEXLAKE_DEVNET_SPEED: '0', DEXLAKE_RELAY_PORT: 'off', DEXLAKE_DEVNET_RPC_PORT: 'off' };
     const genesis = Date.UTC(2026, 2, 1);
     const first = await dexlake(['index', '--devnet-genesis', '2026-03-01T00:00:00Z', '--to', '5'], env);
     expect(first.code, first.output).toBe(0);

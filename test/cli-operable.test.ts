@@ -6,9 +6,11 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../db/embedded.ts';
 import { processesMentioning, runDexlake, waitForOk } from './harness/cli.ts';
+import { createTestDatabase } from './harness/db.ts';
 
 // Directly in the temp dir: as root the server runs as `postgres`, which cannot enter a 0700 mkdtemp folder.
 const dataDir = path.join(tmpdir(), `dexlake-cli-${randomBytes(6).toString('hex')}`);
@@ -18,7 +20,7 @@ afterEach(() => {
 });
 
 // Only what the test passes counts; no port of the devnet's servers, which other runs may hold.
-const ENV = { DEXLAKE_DATA_DIR: dataDir, DEXLAKE_PG_PORT: '0', DEXLAKE_RELAY_PORT: '0', DEXLAKE_DEVNET_RPC_PORT: '0', LOG_LEVEL: 'info', DEXLAKE_SOURCE: undefined, DEXLAKE_FROM: undefined, DEXLAKE_TO: undefined };
+const ENV = { DEXLAKE_DATA_DIR: dataDir, DEXLAKE_PG_PORT: '0', DEXLAKE_RELAY_PORT: 'off', DEXLAKE_DEVNET_RPC_PORT: 'off', LOG_LEVEL: 'info', DEXLAKE_SOURCE: undefined, DEXLAKE_FROM: undefined, DEXLAKE_TO: undefined };
 
 /** Runs `dexlake ARGS` to its end. */
 async function dexlake(args: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number | null; output: string }> {
@@ -93,6 +95,40 @@ describe('dexlake command line', () => {
       expect(output, command).toBe('dexlake: --from 20 is after --to 10: expected from <= to\n');
       // No PostgreSQL was started: the data dir was never made.
       expect(existsSync(unused), command).toBe(false);
+    }
+  });
+
+  it('a files: source that does not exist, and undecoded, replay or rebuild with no database, exit 2 with one line and make nothing', async () => {
+    const unused = path.join(tmpdir(), `dexlake-unused-${randomBytes(6).toString('hex')}`);
+    const missing = path.join(tmpdir(), `dexlake-missing-${randomBytes(6).toString('hex')}`);
+    for (const command of [['index'], ['replay', '--from', '1', '--to', '2'], ['start']]) {
+      const { code, output } = await dexlake([...command, '--source', `files:${missing}`], { DEXLAKE_DATA_DIR: unused });
+      expect(code, command[0]).toBe(2);
+      expect(output, command[0]).toBe(`dexlake: DEXLAKE_SOURCE (--source) files:${missing}: ${missing} does not exist\n`);
+      expect(existsSync(unused), command[0]).toBe(false);
+    }
+    // They read what earlier runs wrote: a new, empty database would only report nothing.
+    for (const command of [['undecoded'], ['rebuild'], ['replay', '--from', '1', '--to', '2']]) {
+      const { code, output } = await dexlake(command, { DEXLAKE_DATA_DIR: unused });
+      expect(code, command[0]).toBe(2);
+      expect(output, command[0]).toBe(`dexlake: ${command[0]}: no database in ${unused}/pg (DEXLAKE_DATA_DIR ${unused}); \`dexlake start\` or \`dexlake index\` makes one\n`);
+      expect(existsSync(unused), command[0]).toBe(false);
+    }
+  });
+
+  it('undecoded, replay or rebuild on a DATABASE_URL with no dexlake schema exit 2 and leave it empty', { timeout: 60_000 }, async () => {
+    const { url } = await createTestDatabase();
+    for (const command of [['undecoded'], ['rebuild'], ['replay', '--from', '1', '--to', '2']]) {
+      const { code, output } = await dexlake(command, { DATABASE_URL: url, LOG_LEVEL: 'warn' });
+      expect(code, command[0]).toBe(2);
+      expect(output, command[0]).toBe(`dexlake: ${command[0]}: the database holds no dexlake data (no schema); \`dexlake start\` or \`dexlake index\` makes it\n`);
+    }
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      expect((await client.query(`select count(*)::int as n from information_schema.tables where table_schema = 'public'`)).rows).toEqual([{ n: 0 }]);
+    } finally {
+      await client.end();
     }
   });
 

@@ -65,8 +65,8 @@ describe('mainnet quick start', () => {
       NEAR_RPC_URL: rpc.url,
       QUOTE_RELAY_URL: relay.url,
       PORT: String(port),
-      DEXLAKE_RELAY_PORT: '0',
-      DEXLAKE_DEVNET_RPC_PORT: '0',
+      DEXLAKE_RELAY_PORT: 'off',
+      DEXLAKE_DEVNET_RPC_PORT: 'off',
       LOG_LEVEL: 'info',
     });
     closers.push(async () => {

@@ -129,7 +129,7 @@ describe('/openapi.json', () => {
     // and replica tests read them); the schema names the same fields as the types (tsc checks these lists).
     const health = doc.components.schemas.Health;
     expect(health.required).toEqual(Object.keys(await document('/health')));
-    const fields: Record<keyof Health, true> = { db: true, height: true, lag_seconds: true, route_height: true, bulk_load: true, reads: true };
+    const fields: Record<keyof Health, true> = { db: true, reason: true, height: true, lag_seconds: true, route_height: true, bulk_load: true, reads: true };
     const readsFields: Record<keyof ReadsStatus, true> = { primary: true, notified: true, primary_reads: true, replicas: true };
     const replicaFields: Record<keyof ReplicaStatus, true> = { name: true, state: true, replay_lsn: true, lag_bytes: true, lag_blocks: true, reads: true };
     expect(Object.keys(health.properties)).toEqual(Object.keys(fields));

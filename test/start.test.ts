@@ -20,7 +20,8 @@ afterEach(() => {
 
 async function startDexlake(env: Record<string, string> = {}): Promise<{ running: Running; port: number; databaseUrl: string }> {
   const port = await freePort();
-  const running = runDexlake(['start'], { DEXLAKE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', ...env });
+  // Free ports for the realnet's relay and RPC: 3001 and 3002 may be another dexlake's, which would stop this one.
+  const running = runDexlake(['start'], { DEXLAKE_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', DEXLAKE_RELAY_PORT: '0', DEXLAKE_DEVNET_RPC_PORT: '0', ...env });
   const health = await waitForOk(`http://127.0.0.1:${port}/health`, running);
   expect(health).toMatchObject({ db: 'ok' });
   const pgPort = Number(/embedded PostgreSQL ready on 127\.0\.0\.1:(\d+)/.exec(running.output())?.[1]);
@@ -125,6 +126,40 @@ describe('dexlake start', () => {
     expect(code).not.toBe(0);
     expect(running.output()).toMatch(/api exited unexpectedly \(SIGKILL\): stopping/);
     expect(await waitUntil(() => processesMentioning(dataDir).length === 0)).toBe(true);
+  });
+
+  // Two starts that each stop at the taken port.
+  it('stops with one line naming the setting, exit 2, when the relay or realnet RPC port is taken', { timeout: 90_000 }, async () => {
+    const busy: Server = createServer();
+    const busyPort = await freePort();
+    await new Promise<void>((resolve) => busy.listen(busyPort, '127.0.0.1', resolve));
+    try {
+      for (const [variable, flag] of [['DEXLAKE_RELAY_PORT', '--relay-port'], ['DEXLAKE_DEVNET_RPC_PORT', '--devnet-rpc-port']] as const) {
+        const running = runDexlake(['start'], { DEXLAKE_DATA_DIR: dataDir, PORT: String(await freePort()), DEXLAKE_RELAY_PORT: '0', DEXLAKE_DEVNET_RPC_PORT: '0', [variable]: String(busyPort) });
+        expect((await running.exited).code, running.output()).toBe(2);
+        const errors = running.output().split('\n').filter((line) => line.startsWith('dexlake: '));
+        expect(errors).toEqual([`dexlake: ${variable} (${flag}) ${busyPort} on 127.0.0.1 is taken: choose another port (0: any free one)`]);
+        expect(processesMentioning(dataDir)).toEqual([]);
+      }
+    } finally {
+      busy.close();
+    }
+  });
+
+  // A start, then the realnet's first blocks until its AmmA pools are indexed.
+  it('with relay port 0 the relay takes a free port, and the api asks that relay for QuoteA quotes', { timeout: 120_000 }, async () => {
+    const { running, port } = await startDexlake();
+    const relay = () => /solver relay listening url=(http:\/\/127\.0\.0\.1:\d+)\/rpc/.exec(running.output())?.[1];
+    const asked = () => /QuoteA asks this solver relay url=(\S+)/.exec(running.output())?.[1];
+    expect(await waitUntil(() => relay() !== undefined && asked() !== undefined), running.output()).toBe(true);
+    expect(asked()).toBe(relay());
+    expect(new URL(relay()!).port).not.toBe('3001');
+    // And it answers: once the realnet's AmmA pools are indexed, a QuoteA route comes from that relay.
+    const query = new URLSearchParams({ token_in: 'wrap.near', token_out: 'usdt.tether-token.near', amount_in: '1000000000000000000000000', max_wait_ms: '3000', slippage_type: 'Fixed', slippage: '0.05', dexes: 'QuoteA', trader_account_id: 'alice.near' });
+    const quoted = async () => ((await (await fetch(`http://127.0.0.1:${port}/route?${query}`)).json()) as Array<{ dex_id: string }>).some((q) => q.dex_id === 'QuoteA');
+    expect(await waitUntilAsync(quoted, 60_000), running.output()).toBe(true);
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toEqual({ code: 0, signal: null });
   });
 
   it('after a SIGKILL of dexlake, its children stop by themselves and the next start clears the orphaned PostgreSQL', async () => {

@@ -42,6 +42,27 @@ export async function waitForOk(url: string, running?: Running, timeoutMs = 60_0
   }
 }
 
+/**
+ * Polls GET url (a /health) until the api answers with its JSON body, ready (200) or not (503, which says why: an
+ * empty database, say): for a harness that needs the api up, not the service ready.
+ */
+export async function waitForAnswer(url: string, running?: Running, timeoutMs = 60_000): Promise<{ status: number; body: Record<string, unknown> }> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void running?.exited.then(() => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`process exited before ${url} answered:\n${running?.output()}`);
+    try {
+      const res = await fetch(url);
+      if (res.ok || res.status === 503) return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms:\n${running?.output() ?? ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Live processes whose command line or environment mentions `marker` (a unique data dir, say). */
 export function processesMentioning(marker: string): { pid: number; cmd: string }[] {
   const found: { pid: number; cmd: string }[] = [];

@@ -139,7 +139,7 @@ describe.each(releases)(`the contract judges the indexer: Ref %s, ${BLOCKS} bloc
   it('pools and balances after every block, every swap, nothing undecoded', async () => {
     // Closed when the file ends (createMigratedDb's own afterAll).
     const db = await createMigratedDb();
-    const running = runDexlake(['index', '--source', `realnet:${release}`, '--devnet-seed', SEED, '--to', String(BLOCKS), '--devnet-speed', '0', '--devnet-rpc-port', '0'], {
+    const running = runDexlake(['index', '--source', `realnet:${release}`, '--devnet-seed', SEED, '--to', String(BLOCKS), '--devnet-speed', '0', '--relay-port', 'off', '--devnet-rpc-port', 'off'], {
       DATABASE_URL: db.url,
       LOG_LEVEL: 'warn',
       DEXLAKE_SOURCE: undefined,

@@ -25,7 +25,7 @@ const BATCH = DEFAULT_LIMITS.maxBlocks;
 const SEED = 'bulk-load-crash';
 const index = (distance: number) => [
   'index', '--source', 'realnet', '--devnet-speed', '0', '--to', String(BLOCKS), '--bulk-load-distance', String(distance),
-  '--relay-port', '0', '--devnet-rpc-port', '0', '--log-level', 'warn',
+  '--relay-port', 'off', '--devnet-rpc-port', 'off', '--log-level', 'warn',
 ];
 
 async function checksumsOf(url: string): Promise<Record<string, string>> {

@@ -23,7 +23,7 @@ const KILLS = 8;
 /** The most blocks the indexer writes in one batch: a run from a checkpoint commits at most every BATCH blocks. */
 const BATCH = DEFAULT_LIMITS.maxBlocks;
 const SEED = 'crash-consistency';
-const INDEX = ['index', '--source', 'realnet', '--devnet-speed', '0', '--to', String(BLOCKS), '--relay-port', '0', '--devnet-rpc-port', '0', '--log-level', 'warn'];
+const INDEX = ['index', '--source', 'realnet', '--devnet-speed', '0', '--to', String(BLOCKS), '--relay-port', 'off', '--devnet-rpc-port', 'off', '--log-level', 'warn'];
 
 async function checksumsOf(url: string): Promise<Record<string, string>> {
   const db = connect(url, { max: 1 });

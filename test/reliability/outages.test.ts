@@ -120,6 +120,8 @@ describe('PostgreSQL down while the api serves', () => {
       PORT: String(apiPort),
       LOG_LEVEL: 'warn',
       QUOTE_RELAY_URL: `http://127.0.0.1:${relayPort}`,
+      // No indexer runs: the height stays at 120 on purpose, which is no stall of a source.
+      DEXLAKE_STALL_SECONDS: '0',
     });
     cleanups.push(async () => {
       if (api.child.exitCode === null && api.child.signalCode === null) api.child.kill('SIGTERM');

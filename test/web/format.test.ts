@@ -1,7 +1,7 @@
 // web/src/format.ts on its own: the explorer's numbers as people read them. Every expected text is written out by
 // hand; the comments say why it reads so.
 import { describe, expect, it } from 'vitest';
-import { changeClass, decimal, near, percent, time, toUnits, units, usd } from '../../web/src/format.ts';
+import { axisPrice, changeClass, decimal, near, percent, time, toUnits, units, usd } from '../../web/src/format.ts';
 
 describe('usd', () => {
   it('rounds to 6 significant digits (or those asked for), with thousands separators and no trailing zeros', () => {
@@ -32,6 +32,28 @@ describe('usd', () => {
   it('shows no value as a dash', () => {
     expect(usd(null)).toBe('-');
     expect(usd(undefined)).toBe('-');
+  });
+
+  it("counts the zeros of a micro price in a subscript (DexScreener's form), with 4 significant digits", () => {
+    // 0.0000000123|4: seven zeros after the point, then 1234.
+    expect(usd('0.00000001234')).toBe('$0.0₇1234');
+    expect(usd('0.000012345678')).toBe('$0.0₄1235'); // 1234|5678: up
+    expect(usd('0.00001')).toBe('$0.0₄1'); // no trailing zeros
+    expect(usd('-0.0000000005')).toBe('-$0.0₉5');
+    expect(usd('1.5e-14')).toBe('$0.0₁₃15'); // two-digit counts, each digit a subscript
+    // 0.0000999996 rounds up to 0.0001000: three zeros, written out as before.
+    expect(usd('0.0000999996')).toBe('$0.0001');
+    expect(usd('0.00012345')).toBe('$0.00012345');
+    expect(usd('0.000012345678', 2)).toBe('$0.0₄12'); // fewer digits asked: fewer shown
+  });
+});
+
+describe('axisPrice', () => {
+  it("a chart axis's label: the subscript form for a micro price, else 6 significant digits", () => {
+    expect(axisPrice(0.00000001234)).toBe('0.0₇1234');
+    expect(axisPrice(0.000000012)).toBe('0.0₇12');
+    expect(axisPrice(1234.5678)).toBe('1,234.57');
+    expect(axisPrice(0)).toBe('0');
   });
 });
 

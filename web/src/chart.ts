@@ -1,8 +1,10 @@
 // A candle chart (TradingView's lightweight-charts, loaded on first use) with its volume bars, for the token and
-// pool pages. `show` replaces its candles; the box says how many it shows (data-candles). `resolutionSwitch`: the
-// buttons that choose its resolution.
+// pool pages. `show` replaces its candles; the box says how many it shows (data-candles) and how its price axis labels
+// the lowest and highest price (data-price-low, data-price-high). `resolutionSwitch`: the buttons that choose its
+// resolution.
 import type { IChartApi, ISeriesApi, UTCTimestamp } from 'lightweight-charts';
 import { fill, h } from './dom.ts';
+import { axisPrice } from './format.ts';
 
 export const RESOLUTIONS = ['1m', '5m', '15m', '1h', '4h', '1d'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
@@ -18,6 +20,16 @@ export function resolutionSwitch(chosen: (resolution: Resolution) => void): { el
     );
   render();
   return { el, value: () => resolution };
+}
+
+/**
+ * 1 / the axis's smallest step: 4 significant digits of the lowest positive price, never coarser than a cent (an
+ * integer, which lightweight-charts takes without the float error a step of 1e-11 would carry).
+ */
+function priceBase(prices: readonly number[]): number {
+  const lowest = Math.min(...prices.filter((p) => p > 0));
+  if (!Number.isFinite(lowest)) return 100;
+  return Math.max(100, 10 ** (3 - Math.floor(Math.log10(lowest))));
 }
 
 export interface CandleData {
@@ -53,9 +65,16 @@ export class CandleChart {
     }
     if (this.#removed) return;
     const t = (ms: number) => (ms / 1000) as UTCTimestamp;
-    this.#candles!.setData(candles.map((c) => ({ time: t(c.time_millis), open: Number(c.open), high: Number(c.high), low: Number(c.low), close: Number(c.close) })));
+    const bars = candles.map((c) => ({ time: t(c.time_millis), open: Number(c.open), high: Number(c.high), low: Number(c.low), close: Number(c.close) }));
+    // The axis's step follows the prices: the default (0.01, two decimals) reads a Launch token's 0.00000001234 as 0.00.
+    this.#candles!.applyOptions({ priceFormat: { type: 'custom', formatter: axisPrice, base: priceBase(bars.map((b) => b.low)) } });
+    this.#candles!.setData(bars);
     this.#volumes!.setData(candles.map((c) => ({ time: t(c.time_millis), value: Number(c.volume_quote) })));
     this.box.dataset.candles = String(candles.length);
+    // The axis's labels of the lowest and highest price shown, as its own formatter writes them.
+    const format = this.#candles!.priceFormatter();
+    this.box.dataset.priceLow = bars.length ? format.format(Math.min(...bars.map((b) => b.low))) : '';
+    this.box.dataset.priceHigh = bars.length ? format.format(Math.max(...bars.map((b) => b.high))) : '';
     if (fit) this.#chart!.timeScale().fitContent();
   }
 

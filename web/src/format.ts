@@ -29,8 +29,38 @@ export function usd(text: string | number | null | undefined, digits = 6): strin
   const size = Math.abs(value);
   if (size >= 1_000_000) return `${sign}$${(size / 1_000_000).toLocaleString('en-US', { maximumFractionDigits: 2 })}M`;
   if (size >= 10_000) return `${sign}$${Math.round(size).toLocaleString('en-US')}`;
+  const micro = tiny(size, Math.min(digits, TINY_DIGITS));
+  if (micro !== undefined) return `${sign}$${micro}`;
   const raw = String(text).trim();
   return `${sign}$${decimal(raw.startsWith('-') ? raw.slice(1) : raw, digits)}`;
+}
+
+/** Significant digits of a tiny value's subscript form (DexScreener shows 4). */
+const TINY_DIGITS = 4;
+/** From this many zeros after the point on, they are counted rather than written. */
+const TINY_ZEROS = 4;
+const SUBSCRIPT = '₀₁₂₃₄₅₆₇₈₉';
+
+/**
+ * A positive value below 0.0001 with its zeros after the point counted in a subscript, DexScreener's way:
+ * 0.00000001234 -> 0.0₇1234 (seven zeros, then `digits` significant digits, no trailing zeros). Written out, a Launch
+ * token's price is wider than its column; as 0.00 it reads as nothing. Undefined for 0 and values from 0.0001 on.
+ */
+export function tiny(size: number, digits = TINY_DIGITS): string | undefined {
+  if (!(size > 0)) return undefined;
+  // toExponential rounds, carrying into the exponent (9.99995e-9 -> 1.000e-8).
+  const [mantissa, exponent] = size.toExponential(digits - 1).split('e');
+  const zeros = -Number(exponent) - 1;
+  // Below 0.0001 but rounded up to it (0.0000999996): that rounded value, written out.
+  if (zeros < TINY_ZEROS) return size < 10 ** -TINY_ZEROS ? decimal(size.toExponential(digits - 1), digits) : undefined;
+  const significant = mantissa!.replace('.', '').replace(/0+$/, '');
+  return `0.0${[...String(zeros)].map((d) => SUBSCRIPT[Number(d)]).join('')}${significant}`;
+}
+
+/** A price as a chart's axis and crosshair label it: the subscript form when tiny, else 6 significant digits. */
+export function axisPrice(price: number): string {
+  const sign = price < 0 ? '-' : '';
+  return sign + (tiny(Math.abs(price)) ?? decimal(String(Math.abs(price))));
 }
 
 /** A fraction (0.05) as a signed percentage (+5.00%). */

@@ -70,12 +70,14 @@ document.getElementById('jump')!.addEventListener('submit', async (event) => {
   input.value = '';
 });
 
-// The header's head height, from /health every few seconds.
+// The header's head height, from /health every few seconds; a 503's body has it too, and says why it is not ready.
 const live = document.getElementById('live')!;
 async function head(): Promise<void> {
-  const health = await data(api.GET('/health')).catch(() => null);
+  const answer = await api.GET('/health').catch(() => null);
+  const health = answer?.data ?? answer?.error;
   live.textContent = health?.height ? `block ${health.height.toLocaleString('en-US')}` : 'no blocks';
-  live.title = health?.lag_seconds != null ? `newest indexed block, ${health.lag_seconds} s behind the chain` : 'newest indexed block';
+  const behind = health?.lag_seconds != null ? `newest indexed block, ${health.lag_seconds} s behind the chain` : 'newest indexed block';
+  live.title = health?.reason ? `${behind}; not ready: ${health.reason}` : behind;
 }
 void head();
 setInterval(() => void head(), 5_000);
