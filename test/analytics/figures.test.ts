@@ -221,7 +221,7 @@ describe('the figures against a reference computed from the raw blocks', () => {
       }
       const starts = [...buckets.keys()];
       const answer = await get(`/candles?token=${token}&resolution=1m&from_millis=${Math.min(...starts)}&to_millis=${Math.max(...starts)}&fill=false`);
-      const got = answer.candles.map((c: Record<string, string>) => [c.time_millis, units(c.open), units(c.high), units(c.low), units(c.close), units(c.volume_quote), BigInt(c.volume), c.trades]);
+      const got = answer.candles.map((c: { time_millis: number; open: string; high: string; low: string; close: string; volume_quote: string; volume: string; trades: number }) => [c.time_millis, units(c.open), units(c.high), units(c.low), units(c.close), units(c.volume_quote), BigInt(c.volume), c.trades]);
       expect(got, token).toEqual([...buckets].map(([t, b]) => [t, b.open, b.high, b.low, b.close, b.volume_quote, b.volume, b.trades]));
     }
   });
