@@ -169,8 +169,8 @@ describe('partitioned history', () => {
         expect(rows[0]!.kind, table).toBe('p');
       }
 
-      // The later migrations (0015 asks for a rebuild, prices-candles.test.ts) complete the schema.
-      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume']);
+      // The later migrations (0015 and 0016 ask for a rebuild, prices-candles.test.ts) complete the schema.
+      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume', '0016_market_beyond']);
       // The dropped index is still missing and still recorded; once built, the schema is the fresh one's.
       expect((await old.pool.query(`select name from deferred_indexes`)).rows).toEqual([{ name: 'transfers_sender_height' }]);
       expect(await parentIndexes(old)).not.toEqual(await parentIndexes(reference));

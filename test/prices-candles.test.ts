@@ -418,7 +418,7 @@ describe('prices, candles and market figures through the store', () => {
     ]);
   });
 
-  it('a database made before per-hop volume is rebuilt from its log at the next start, as migration 0015 asks', async () => {
+  it('a database made before per-hop volume is rebuilt from its log at the next start, as migrations 0015 and 0016 ask', async () => {
     const database = await createTestDatabase();
     const old = connect(database.url);
     try {
@@ -430,8 +430,11 @@ describe('prices, candles and market figures through the store', () => {
         const { rows } = await db.pool.query(`select * from ${table}`);
         await old.kysely.insertInto(table as 'events').values(rows).execute();
       }
-      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume']);
-      expect(await rebuildsAsked(old)).toEqual(['volume and candles per hop, conversions left out (migration 0015)']);
+      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume', '0016_market_beyond']);
+      expect(await rebuildsAsked(old)).toEqual([
+        'price changes over 5 m, 1 h and 6 h, 24 h buys, sells and traders, pool creation heights (migration 0016)',
+        'volume and candles per hop, conversions left out (migration 0015)',
+      ]);
       await rebuild(old);
       expect(await rebuildsAsked(old)).toEqual([]);
       const projections = (sums: Record<string, string>) => Object.fromEntries(PROJECTIONS.map((t) => [t, sums[t]]));
