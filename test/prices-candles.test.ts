@@ -566,6 +566,7 @@ describe('what a DexScreener user looks for: price changes, buys and sells, pool
   const trade = (height: number, receipt: string, trader: string, hops: [string, string, bigint, string, bigint][], dex: SwapEvent['dex'] = 'AmmA') =>
     hops.map(([poolId, tokenIn, amountIn, tokenOut, amountOut], i) => ({ ...at(height, swap(100, receipt, i, trader, poolId, tokenIn, amountIn, tokenOut, amountOut)), dex }));
   const BEYOND = [200, 201, 202, 203, 204, 205];
+  const ZED = 'zed.near';
   function beyondEvents(height: number): DomainEvent[] {
     switch (height) {
       case 200:
@@ -575,8 +576,10 @@ describe('what a DexScreener user looks for: price changes, buys and sells, pool
           at(200, pool(100, 'W', [USDC, WNEAR], [usdc(50_000), near(10_000)])),
           // Read by a bootstrap: it existed before, created at no known block.
           { ...at(200, pool(100, 'D', [USDC, USDT_E], [usdc(1_000), usdc(1_000)], 'stable')), receiptId: 'bootstrap:AmmA' },
-          // bob's buy, 25 h before the clock: out of the 24 h window at the end.
-          ...trade(200, 'r-bob-0', 'bob.near', [['A', USDC, usdc(10), REF, ref(10)]]),
+          // bob's buy of ZED (in no later trade), 25 h before the clock: it leaves the 24 h window at 203, when the
+          // clock passes T1 - 30 min, and only that recount takes it out.
+          at(200, pool(100, 'Z', [USDC, ZED], [usdc(10), 10n])),
+          ...trade(200, 'r-bob-0', 'bob.near', [['Z', USDC, usdc(10), ZED, 1n]]),
         ];
       case 201:
         return [poolA(201, 20_000), ...trade(201, 'r-alice-0', 'alice.near', [['A', USDC, usdc(20), REF, ref(10)]])];
@@ -636,7 +639,7 @@ describe('what a DexScreener user looks for: price changes, buys and sells, pool
   it('buys, sells and unique traders of the 24 h up to the clock, conversions left out', async () => {
     const { rows } = await db.pool.query(`select token, buys_24h as buys, sells_24h as sells, traders_24h as traders from token_activity order by token collate "C"`);
     // The window (T1 - 24 h, T1] holds alice's buy (201) and sale (202), carol's route (204) and bob's sale (205),
-    // not bob's buy at 200 (T1 - 25 h), which still gave REF and USDC their rows.
+    // not bob's buy at 200 (T1 - 25 h), which still gave ZED its row.
     expect(rows).toEqual([
       // USDC: bought (paid out) by alice at 202 and bob at 205, sold by alice at 201; carol's route only crossed it.
       { token: USDC, buys: 2, sells: 1, traders: 2 },
@@ -644,6 +647,7 @@ describe('what a DexScreener user looks for: price changes, buys and sells, pool
       { token: REF, buys: 2, sells: 2, traders: 3 },
       // wNEAR: carol's sale; dave's wrap is a conversion, so neither it nor his stake gives near or LINEAR a row.
       { token: WNEAR, buys: 0, sells: 1, traders: 1 },
+      { token: ZED, buys: 0, sells: 0, traders: 0 },
     ]);
   });
 
@@ -654,6 +658,7 @@ describe('what a DexScreener user looks for: price changes, buys and sells, pool
       { pool_id: 'B', created: 203, updated: 203 },
       { pool_id: 'D', created: null, updated: 200 },
       { pool_id: 'W', created: 200, updated: 200 },
+      { pool_id: 'Z', created: 200, updated: 200 },
     ]);
   });
 
