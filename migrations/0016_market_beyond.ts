@@ -1,7 +1,8 @@
 // What a DexScreener or GeckoTerminal user looks for beyond price and volume (issue 40.7, docs/methodology.md):
 // price changes over 5 m, 1 h and 6 h beside the 24 h one (token_market), buys, sells and unique traders over 24 h
-// (token_activity), and each pool's creation height (pools.created_height). All are projections of the log: a
-// database that holds events is marked for the indexer to rebuild them at its next start (indexer/replay.ts).
+// (token_activity) and each pool's creation height (pools.created_height); and an index of symbols. The figures are
+// projections of the log: a database that holds events is marked for the indexer to rebuild them at its next start
+// (indexer/replay.ts).
 import type { Kysely } from 'kysely';
 import { sql } from '../db/kysely.ts';
 
@@ -20,6 +21,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     )`.execute(db);
   // The block of the pool's first state; null when that state was read by a bootstrap or an import (it existed before).
   await sql`alter table pools add column created_height bigint`.execute(db);
+  // Symbols name tokens where ids go (api/tokens/symbols.ts): looked up case-insensitively.
+  await sql`create index tokens_symbol on tokens (lower(symbol))`.execute(db);
   await sql`
     insert into projection_rebuilds (reason)
     select 'price changes over 5 m, 1 h and 6 h, 24 h buys, sells and traders, pool creation heights (migration 0016)'

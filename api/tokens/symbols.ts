@@ -37,27 +37,33 @@ function slots(schema: z.ZodType, value: unknown, set: (v: string) => void, out:
 
 /** `params` (validated by `schema`) with each token id given as a unique symbol replaced by its token. */
 export async function resolveTokenParams<P>(db: Kysely<Database>, schema: z.ZodType, params: P): Promise<P> {
-  const copy = structuredClone(params);
   const found: Slot[] = [];
-  slots(schema, copy, () => {}, found);
+  slots(schema, params, () => {}, found);
   if (!found.length) return params;
   const texts = [...new Set(found.map((s) => s.text))];
   const { rows } = await sql<{ text: string; token: string | null; candidates: string[] | null }>`
-    select q.text,
-      (select q.text where exists (select 1 from tokens where token = q.text) or exists (select 1 from token_market where token = q.text)) as token,
-      (select array_agg(t.token order by t.token) from tokens t
-        where lower(t.symbol) = lower(q.text) and t.token not like 'inner-nep141:%') as candidates
-    from unnest(${texts}::text[]) as q(text)`.execute(db);
+    select k.text, k.token,
+      -- Symbols are looked up (tokens_symbol, migration 0016) only for texts that are no known token.
+      case when k.token is null then (select array_agg(t.token order by t.token) from tokens t
+        where lower(t.symbol) = lower(k.text) and t.token not like 'inner-nep141:%') end as candidates
+    from (
+      select q.text, (select q.text where exists (select 1 from tokens where token = q.text) or exists (select 1 from token_market where token = q.text)) as token
+      from unnest(${texts}::text[]) as q(text)
+    ) k`.execute(db);
   const resolved = new Map<string, string>();
   for (const r of rows) {
     if (r.token !== null || !r.candidates?.length) continue;
     if (r.candidates.length > 1) {
-      throw badRequest(`"${r.text}" is the symbol of ${r.candidates.length} tokens: ${r.candidates.join(', ')}; give the token id`);
+      throw badRequest(`${JSON.stringify(r.text)} is the symbol of ${r.candidates.length} tokens: ${r.candidates.join(', ')}; give the token id`);
     }
     resolved.set(r.text, r.candidates[0]!);
   }
   if (!resolved.size) return params;
-  for (const slot of found) {
+  // The validated params may be cached or shared with equal requests: the resolved ones are a copy.
+  const copy = structuredClone(params);
+  const inCopy: Slot[] = [];
+  slots(schema, copy, () => {}, inCopy);
+  for (const slot of inCopy) {
     const token = resolved.get(slot.text);
     if (token !== undefined) slot.set(token);
   }

@@ -36,9 +36,11 @@ export async function writeActivity(tx: Tx, trades: readonly Trade[], previous: 
   if (!touched.size) return touched;
   const tokens = [...touched].sort();
   // Heights at or below the last block at or before the window's start hold no trade of the window (block times
-  // only grow), so the token indexes are read from there on.
+  // only grow), so the token indexes are read from there on; that block is found through blocks_timestamp.
   const { rows } = await sql<{ token: string; buys: number; sells: number; traders: number }>`
-    with bound as (select coalesce(max(height), -1) as height from blocks where timestamp_ms <= ${windowStart}),
+    with bound as (
+      select coalesce((select height from blocks where timestamp_ms <= ${windowStart} order by timestamp_ms desc, height desc limit 1), -1) as height
+    ),
     w as (
       select token_in, token_out, trader from trades
       where (token_in = any(${tokens}::text[]) or token_out = any(${tokens}::text[]))
