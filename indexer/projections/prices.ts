@@ -484,7 +484,10 @@ interface ChangeWindow {
   column: 'price_change_5m' | 'price_change_1h' | 'price_change_6h' | 'price_change_24h';
 }
 
-/** The windows of the price changes (docs/methodology.md): 5 m, 1 h, 6 h and 24 h before the market clock. */
+/** The windows of the price changes (docs/methodology.md): 5 m, 1 h, 6 h and 24 h before the market clock. Kept
+ * in `token_market` rather than read from `prices` per request: a batch rereads only the tokens it repriced and
+ * those whose reference row crossed a window start, while a read would probe three references for every token of
+ * the table (tokens.get sorts and filters by any field), each request. */
 export const PRICE_CHANGE_WINDOWS: readonly ChangeWindow[] = [
   { ms: 5 * 60_000, column: 'price_change_5m' },
   { ms: 3_600_000, column: 'price_change_1h' },
