@@ -5,7 +5,7 @@
 // test/prices-candles.test.ts works the same figures out by hand on a scripted market.
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { indexedDb, SocketClient, startServer, type Message } from './harness.ts';
+import { indexedDb, ingestTo, SocketClient, startServer, type Message } from './harness.ts';
 
 const db = await indexedDb(300);
 let app: FastifyInstance;
@@ -164,5 +164,33 @@ describe('symbols where a token id goes', () => {
     } finally {
       await query(`delete from tokens where token = 'ref.fake.near'`);
     }
+  });
+});
+
+describe('price changes once the chain has run past 5 minutes', () => {
+  it('price_change_5m: price now over the last prices row at or before (clock - 5 min), minus 1, truncated toward 0', async () => {
+    await ingestTo(db, 330);
+    const clock = Number((await query(`select timestamp_ms::int8 as t from market_clock`))[0].t);
+    const rows = await query<{ token: string; now: string | null; before: string | null; has_before: boolean }>(
+      `select m.token, m.price_usd::text as now, b.price_usd::text as before, b.token is not null as has_before
+       from token_market m
+       left join lateral (select token, price_usd from prices p where p.token = m.token and p.timestamp_ms <= $1
+                          order by p.timestamp_ms desc, p.block_height desc limit 1) b on true`,
+      [clock - 5 * 60_000],
+    );
+    const res = await get('/tokens?fields=price_change_5m,price_change_1h&limit=1000');
+    const got = table(res.json);
+    let moved = 0;
+    for (const r of rows) {
+      let change: string | null = null;
+      if (r.now !== null && r.before !== null && scaled(r.before) !== 0n) {
+        const units = ((scaled(r.now) - scaled(r.before)) * SCALE) / scaled(r.before);
+        change = units < 0n ? `-${decimal(-units)}` : decimal(units);
+        if (units !== 0n) moved++;
+      }
+      expect(got.get(r.token), r.token).toMatchObject({ price_change_5m: change, price_change_1h: null });
+    }
+    // Prices moved in those 5 minutes: the check compares real changes, not only zeros.
+    expect(moved).toBeGreaterThan(3);
   });
 });
