@@ -91,9 +91,11 @@ export interface PoolsTable {
   updated_height: number;
   /** The pool's latest write did not decode: its state is not known, and it is not routed. */
   stale: Generated<boolean>;
+  /** The block of its first state; null when a bootstrap or an import read that state (the pool existed before). */
+  created_height: number | null;
 }
 
-export interface PoolHistoryTable extends Omit<PoolsTable, 'updated_height' | 'stale'> {
+export interface PoolHistoryTable extends Omit<PoolsTable, 'updated_height' | 'stale' | 'created_height'> {
   block_height: number;
 }
 
@@ -155,6 +157,17 @@ export interface TokenMarketTable {
   liquidity_usd: UsdOrNull;
   volume_usd_24h: ColumnType<string, string | undefined, string>;
   price_change_24h: UsdOrNull;
+  price_change_5m: UsdOrNull;
+  price_change_1h: UsdOrNull;
+  price_change_6h: UsdOrNull;
+}
+
+/** Per token, its trades of the 24 h up to the market clock (indexer/projections/prices.ts writeActivity). */
+export interface TokenActivityTable {
+  token: string;
+  buys_24h: number;
+  sells_24h: number;
+  traders_24h: number;
 }
 
 export interface CandlesTable {
@@ -217,6 +230,7 @@ export interface Database {
   trades: TradesTable;
   prices: PricesTable;
   token_market: TokenMarketTable;
+  token_activity: TokenActivityTable;
   candles: CandlesTable;
   market_clock: MarketClockTable;
   undecoded: UndecodedTable;

@@ -17,7 +17,7 @@ import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoi
 /** Every table derived from the log (blocks and events are the log; checkpoints are the indexer's own). */
 export const PROJECTIONS = [
   'transfers', 'balances', 'balance_history', 'tokens', 'storage_registrations', 'pools', 'pool_history', 'trade_hops',
-  'trades', 'prices', 'token_market', 'candles', 'market_clock', 'undecoded', 'undecoded_totals',
+  'trades', 'prices', 'token_market', 'token_activity', 'candles', 'market_clock', 'undecoded', 'undecoded_totals',
 ] as const;
 
 /** Events per rebuild step, rounded up to whole blocks (projections take whole blocks). */

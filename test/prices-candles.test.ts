@@ -418,7 +418,7 @@ describe('prices, candles and market figures through the store', () => {
     ]);
   });
 
-  it('a database made before per-hop volume is rebuilt from its log at the next start, as migration 0015 asks', async () => {
+  it('a database made before per-hop volume is rebuilt from its log at the next start, as migrations 0015 and 0016 ask', async () => {
     const database = await createTestDatabase();
     const old = connect(database.url);
     try {
@@ -430,8 +430,11 @@ describe('prices, candles and market figures through the store', () => {
         const { rows } = await db.pool.query(`select * from ${table}`);
         await old.kysely.insertInto(table as 'events').values(rows).execute();
       }
-      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume']);
-      expect(await rebuildsAsked(old)).toEqual(['volume and candles per hop, conversions left out (migration 0015)']);
+      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume', '0016_market_beyond']);
+      expect(await rebuildsAsked(old)).toEqual([
+        'price changes over 5 m, 1 h and 6 h, 24 h buys, sells and traders, pool creation heights (migration 0016)',
+        'volume and candles per hop, conversions left out (migration 0015)',
+      ]);
       await rebuild(old);
       expect(await rebuildsAsked(old)).toEqual([]);
       const projections = (sums: Record<string, string>) => Object.fromEntries(PROJECTIONS.map((t) => [t, sums[t]]));
@@ -540,5 +543,132 @@ describe('a real two-hop Ref swap (mainnet block 81206675): each hop at its own 
       [WNEAR, MINUTE_START],
     );
     expect(wnear).toEqual([{ o: '1.500000000000000000', usd: '0.626287425767819604', volume: '417524950511879737142118', trades: 2 }]);
+  });
+});
+
+// Issue 40.7: price changes over 5 m / 1 h / 6 h / 24 h, 24 h buys, sells and traders, pools' creation heights, on a
+// market of its own whose price rows fall between the windows' starts. The clock ends at T1 (block 205).
+describe('what a DexScreener user looks for: price changes, buys and sells, pool creation', () => {
+  const T1 = T0 + 30 * DAY;
+  const MINUTE = 60_000;
+  const HOUR = 3_600_000;
+  const AT: Record<number, number> = {
+    200: T1 - 25 * HOUR,
+    201: T1 - 23 * HOUR,
+    202: T1 - 5 * HOUR,
+    203: T1 - 30 * MINUTE,
+    204: T1 - 2 * MINUTE,
+    205: T1,
+  };
+  const at = <E extends { blockHeight: number; timestampMs: number }>(height: number, e: E): E => ({ ...e, blockHeight: height, timestampMs: AT[height]! });
+  // Pool A prices REF at its USDC over its REF (10000 REF throughout); W prices wNEAR at 5; B prices DUST from 203.
+  const poolA = (height: number, dollars: number) => at(height, pool(100, 'A', [USDC, REF], [usdc(dollars), ref(10_000)]));
+  const trade = (height: number, receipt: string, trader: string, hops: [string, string, bigint, string, bigint][], dex: SwapEvent['dex'] = 'AmmA') =>
+    hops.map(([poolId, tokenIn, amountIn, tokenOut, amountOut], i) => ({ ...at(height, swap(100, receipt, i, trader, poolId, tokenIn, amountIn, tokenOut, amountOut)), dex }));
+  const BEYOND = [200, 201, 202, 203, 204, 205];
+  const ZED = 'zed.near';
+  function beyondEvents(height: number): DomainEvent[] {
+    switch (height) {
+      case 200:
+        return [
+          { ...at(200, dustMetadata) },
+          poolA(200, 10_000),
+          at(200, pool(100, 'W', [USDC, WNEAR], [usdc(50_000), near(10_000)])),
+          // Read by a bootstrap: it existed before, created at no known block.
+          { ...at(200, pool(100, 'D', [USDC, USDT_E], [usdc(1_000), usdc(1_000)], 'stable')), receiptId: 'bootstrap:AmmA' },
+          // bob's buy of ZED (in no later trade), 25 h before the clock: it leaves the 24 h window at 203, when the
+          // clock passes T1 - 30 min, and only that recount takes it out.
+          at(200, pool(100, 'Z', [USDC, ZED], [usdc(10), 10n])),
+          ...trade(200, 'r-bob-0', 'bob.near', [['Z', USDC, usdc(10), ZED, 1n]]),
+        ];
+      case 201:
+        return [poolA(201, 20_000), ...trade(201, 'r-alice-0', 'alice.near', [['A', USDC, usdc(20), REF, ref(10)]])];
+      case 202:
+        return [poolA(202, 40_000), ...trade(202, 'r-alice-1', 'alice.near', [['A', REF, ref(5), USDC, usdc(20)]])];
+      case 203:
+        return [poolA(203, 50_000), at(203, pool(100, 'B', [USDC, DUST], [usdc(5_000), dust(1_000)]))];
+      case 204:
+        // carol: wNEAR -> USDC -> REF, one trade: a sell of wNEAR and a buy of REF; USDC only passes through.
+        return [poolA(204, 80_000), ...trade(204, 'r-carol-0', 'carol.near', [['W', WNEAR, near(1), USDC, usdc(5)], ['A', USDC, usdc(5), REF, ref(1)]])];
+      case 205:
+        return [
+          poolA(205, 100_000),
+          ...trade(205, 'r-bob-1', 'bob.near', [['A', REF, ref(1), USDC, usdc(10)]]),
+          // dave's conversions, which are no buys or sells: a wrap and a stake at the protocol's rate.
+          ...trade(205, 'r-dave-0', 'dave.near', [[null as unknown as string, 'near', near(3), WNEAR, near(3)]], 'Wrap'),
+          ...trade(205, 'r-dave-1', 'dave.near', [[LINEAR, 'near', near(2), LINEAR, near(1)]], 'StakeB'),
+        ];
+      default:
+        throw new Error(`no block ${height}`);
+    }
+  }
+  const beyondBlock = (height: number): BlockRow => ({ height, hash: `b${height}`, prevHash: `b${height - 1}`, timestampMs: AT[height]!, gapBefore: 0 });
+  async function writeBeyond(target: Awaited<ReturnType<typeof createMigratedDb>>, batches: number[][]) {
+    for (const heights of batches) await writeBatch(target, prepareBatch(heights.map(beyondBlock), heights.flatMap(beyondEvents)));
+  }
+  let db: Awaited<ReturnType<typeof createMigratedDb>>;
+  let clean: Record<string, string>;
+
+  beforeAll(async () => {
+    db = await createMigratedDb();
+    await writeBeyond(db, [BEYOND]);
+    clean = await tableChecksums(db);
+  });
+
+  it('changes over 5 m, 1 h, 6 h and 24 h: price now over the price in force at clock - window, minus 1', async () => {
+    const { rows } = await db.pool.query(
+      `select token, price_usd::text as p, price_change_5m::text as m5, price_change_1h::text as h1, price_change_6h::text as h6, price_change_24h::text as h24
+       from token_market where token = any($1) order by token collate "C"`,
+      [[REF, DUST, WNEAR]],
+    );
+    const change = (token: string, p: string, m5: string | null, h1: string | null, h6: string | null, h24: string | null) => ({
+      token, p: usd(p), m5: m5 && usd(m5), h1: h1 && usd(h1), h6: h6 && usd(h6), h24: h24 && usd(h24),
+    });
+    expect(rows).toEqual([
+      // DUST: priced at 203 (5000 / 1000 = 5, T1 - 30 min) and not since: the 5 m reference is that row, so 0; no
+      // price stood at T1 - 1 h or earlier.
+      change(DUST, '5', '0', null, null, null),
+      // REF: 10 now (100000 / 10000). In force at T1 - 5 min: 203's 5 -> 10/5 - 1 = 1; at T1 - 1 h: 202's 4 -> 1.5;
+      // at T1 - 6 h: 201's 2 -> 4; at T1 - 24 h: 200's 1 -> 9.
+      change(REF, '10', '1', '1.5', '4', '9'),
+      // wNEAR: 5 since 200 (50000 / 10000).
+      change(WNEAR, '5', '0', '0', '0', '0'),
+    ]);
+  });
+
+  it('buys, sells and unique traders of the 24 h up to the clock, conversions left out', async () => {
+    const { rows } = await db.pool.query(`select token, buys_24h as buys, sells_24h as sells, traders_24h as traders from token_activity order by token collate "C"`);
+    // The window (T1 - 24 h, T1] holds alice's buy (201) and sale (202), carol's route (204) and bob's sale (205),
+    // not bob's buy at 200 (T1 - 25 h), which still gave ZED its row.
+    expect(rows).toEqual([
+      // USDC: bought (paid out) by alice at 202 and bob at 205, sold by alice at 201; carol's route only crossed it.
+      { token: USDC, buys: 2, sells: 1, traders: 2 },
+      // REF: bought by alice (201) and carol (204), sold by alice (202) and bob (205): alice, carol, bob.
+      { token: REF, buys: 2, sells: 2, traders: 3 },
+      // wNEAR: carol's sale; dave's wrap is a conversion, so neither it nor his stake gives near or LINEAR a row.
+      { token: WNEAR, buys: 0, sells: 1, traders: 1 },
+      { token: ZED, buys: 0, sells: 0, traders: 0 },
+    ]);
+  });
+
+  it("each pool's creation height is its first state's block; null for a state a bootstrap read", async () => {
+    const { rows } = await db.pool.query(`select pool_id, created_height::int as created, updated_height::int as updated from pools order by pool_id`);
+    expect(rows).toEqual([
+      { pool_id: 'A', created: 200, updated: 205 },
+      { pool_id: 'B', created: 203, updated: 203 },
+      { pool_id: 'D', created: null, updated: 200 },
+      { pool_id: 'W', created: 200, updated: 200 },
+      { pool_id: 'Z', created: 200, updated: 200 },
+    ]);
+  });
+
+  it('gives identical tables in other batches and after a rebuild', async () => {
+    for (const batches of [BEYOND.map((h) => [h]), [[200, 201], [202, 203, 204], [205]], [[200], [201, 202, 203, 204, 205]]]) {
+      const other = await createMigratedDb();
+      await writeBeyond(other, batches);
+      expect(await tableChecksums(other)).toEqual(clean);
+    }
+    await rebuild(db);
+    expect(await tableChecksums(db)).toEqual(clean);
   });
 });

@@ -6,6 +6,7 @@ import { creditsFor } from './credits.ts';
 import { ApiError, badRequest, INVALID_ID } from './errors.ts';
 import { withSnapshot, type Method } from './method.ts';
 import { describeIssues } from './query.ts';
+import { resolveTokenParams } from './symbols.ts';
 
 export function validateParams<P>(method: Method<P>, raw: unknown): P {
   if (raw === undefined || raw === null) raw = {};
@@ -86,7 +87,8 @@ export class MethodCaller {
 
   async #answer(method: Method, params: unknown, key: string): Promise<CachedAnswer> {
     const generation = this.#generation;
-    const outcome = await withSnapshot(this.db, (snapshot) => method.run(snapshot, params));
+    // Symbols given for token ids are resolved in the answer's snapshot (symbols.ts).
+    const outcome = await withSnapshot(this.db, async (snapshot) => method.run(snapshot, await resolveTokenParams(snapshot.db, method.params, params)));
     const answer: CachedAnswer = {
       result: outcome.result,
       json: JSON.stringify(outcome.result),

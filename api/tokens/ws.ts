@@ -21,6 +21,7 @@ import { readHead, withSnapshot, type Head, type Method } from './method.ts';
 import { resolvePool } from './methods/pools.ts';
 import { tokensSubscribe, tradesSubscribe, unsubscribe } from './methods/socket.ts';
 import { readTokenTable, type TokenTableResult } from './methods/tokens.ts';
+import { resolveTokenParams } from './symbols.ts';
 import { CreditBudget } from './rate-limit.ts';
 import { diffTable, tableToPushed, type Pushed, type TokensSubscribeParams } from './subscription.ts';
 import { DEFAULT_FIELDS } from './token-fields.ts';
@@ -159,7 +160,9 @@ export class SocketHub {
   }
 
   async #subscribe(connection: Connection, id: number, raw: unknown): Promise<void> {
-    const params = validateParams(tokensSubscribe, raw);
+    const given = validateParams(tokensSubscribe, raw);
+    // Symbols for ids resolve once, at subscribe: the subscription follows the tokens they named then.
+    const params = await withSnapshot(this.db, ({ db }) => resolveTokenParams(db, tokensSubscribe.params, given));
     this.#checkRoom(connection, id);
     const key = canonicalJson(tableQuery(params));
     // Subscribe requests with equal params arriving together share one read (a crowd subscribing at once costs one).
@@ -194,9 +197,10 @@ export class SocketHub {
 
   /** trades.subscribe: answers the height it starts after; the trades of each later block are pushed. */
   async #subscribeTrades(connection: Connection, id: number, raw: unknown): Promise<void> {
-    const params = validateParams(tradesSubscribe, raw);
+    const given = validateParams(tradesSubscribe, raw);
     this.#checkRoom(connection, id);
     const { filter, head } = await withSnapshot(this.db, async ({ db, head }) => {
+      const params = await resolveTokenParams(db, tradesSubscribe.params, given);
       // The pool's DEX: a pool id alone is one DEX's (resolvePool refuses an id several DEXes have).
       const pool = params.pool_id === undefined ? undefined : await resolvePool(db, params.pool_id, params.dex);
       const filter: TradeFilter = {};

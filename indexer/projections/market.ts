@@ -1,7 +1,7 @@
 // The market pass of a batch, joining the `trades`, `trade_hops`, `prices` and `candles` projections: block by
 // block, the prices after the block's pool states (prices.ts), then the block's trades and their hops valued at
 // those prices (trades.ts); each hop that is volume (a trade against liquidity, not a conversion: isVolumeSwap) is added to its tokens' 24 h volume and gives each of them a candle tick at the hop's own rate
-// (candles.ts); at the end, `token_market`'s current figures. docs/methodology.md defines each figure.
+// (candles.ts); at the end, `token_market`'s current figures and `token_activity`'s 24 h counts (activity.ts). docs/methodology.md defines each figure.
 //
 // The pure step (`prepareMarketChanges`) picks from the events what changes per block; the I/O step
 // (`applyMarketChanges`) reads the state before the batch (every pool's reserves, the tokens' decimals), so it
@@ -37,6 +37,7 @@ import { groupTrades, tradeRow, writeTrades, type Trade } from './trades.ts';
 import { dexOf } from '../../dexes/index.ts';
 import { NEAR_TOKEN_ID } from '../../near/token-id.ts';
 import { copyRows } from '../../db/copy.ts';
+import { writeActivity } from './activity.ts';
 
 /** What one block changes for the prices: pools' last states (null: deleted) and tokens' decimals. */
 interface MarketStep {
@@ -295,6 +296,8 @@ export async function applyMarketChanges(tx: Tx, changes: MarketChanges): Promis
   // Before the batch's trades are written: the volume that left the window is read from earlier trades only.
   const written = await writeMarket(tx, update, previous, clock);
   await writeTrades(tx, tradeRows);
+  // After the batch's trades are in `trades`: the recount reads them.
+  for (const token of await writeActivity(tx, changes.trades, previous, clock)) written.add(token);
   await copyRows(tx.client, 'trade_hops', HOP_COLUMNS, hopRows);
   await writeCandles(tx, candles.rows());
   await saveClock(tx, clock);

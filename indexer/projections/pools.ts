@@ -18,7 +18,12 @@ export interface PoolChanges {
   stale: { dex: string; poolId: string }[];
   /** `dex:pool_id` of every pool changed, for the NOTIFY. */
   keys: string[];
+  /** Pools the batch deleted and then created again: their rows go before the new ones are written. */
+  recreated: { dex: string; poolId: string }[];
 }
+
+/** A state read from the chain by a bootstrap or an import: the pool existed before it, created at no known block. */
+const readNotCreated = (receiptId: string) => receiptId.startsWith('bootstrap:') || receiptId.startsWith('import:');
 
 
 const COLUMNS = ['dex', 'pool_id', 'kind', 'tokens', 'amounts', 'total_fee', 'state'];
@@ -29,9 +34,14 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
   const latest = new Map<string, { height: number; row: CopyValue[] }>();
   const deleted = new Map<string, { dex: string; poolId: string }>();
   const stale = new Map<string, { dex: string; poolId: string }>();
+  // Per pool, the creation height its first state in the batch gives (counted again after a deletion in the batch).
+  const created = new Map<string, number | null>();
+  const recreated = new Map<string, { dex: string; poolId: string }>();
   for (const e of events) {
     if (e.kind === 'pool_state') {
       const key = `${e.dex}:${e.poolId}`;
+      if (!created.has(key)) created.set(key, readNotCreated(e.receiptId) ? null : e.blockHeight);
+      if (deleted.has(key)) recreated.set(key, deleted.get(key)!);
       const { kind, tokens, amounts, totalFee } = e.state;
       const row: CopyValue[] = [e.dex, String(e.poolId), kind, tokens, amounts, totalFee, jsonWithAmounts(e.state)];
       byBlock.set(`${key}@${e.blockHeight}`, { height: e.blockHeight, row });
@@ -42,6 +52,7 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
       const key = `${e.dex}:${e.poolId}`;
       latest.delete(key);
       stale.delete(key);
+      created.delete(key);
       deleted.set(key, { dex: e.dex, poolId: String(e.poolId) });
     } else if (e.kind === 'undecoded' && e.poolId !== null) {
       stale.set(`${e.dex}:${e.poolId}`, { dex: e.dex, poolId: e.poolId });
@@ -50,8 +61,9 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
   const history = [...byBlock.values()].map(({ height, row }) => [row[0]!, row[1]!, height, ...row.slice(2)]);
   return {
     history: copyText(history),
-    latest: [...latest.values()].map(({ height, row }) => [...row, height]),
+    latest: [...latest].map(([key, { height, row }]) => [...row, height, created.get(key) ?? null]),
     deleted: [...deleted.values()],
+    recreated: [...recreated.values()],
     stale: [...stale.values()],
     keys: [...new Set([...latest.keys(), ...deleted.keys(), ...stale.keys()])].sort(),
   };
@@ -59,13 +71,18 @@ export function preparePoolChanges(events: readonly DomainEvent[]): PoolChanges 
 
 export async function applyPoolChanges(tx: Tx, changes: PoolChanges): Promise<void> {
   await copyRows(tx.client, 'pool_history', ['dex', 'pool_id', 'block_height', ...COLUMNS.slice(2)], changes.history);
+  for (const { dex, poolId } of changes.recreated) {
+    await tx.kysely.deleteFrom('pools').where('dex', '=', dex).where('pool_id', '=', poolId).execute();
+  }
   if (changes.latest.length) {
     await sql`create temp table if not exists pool_changes (like pools including defaults) on commit delete rows`.execute(tx.kysely);
     // Emptied at commit, but a rebuild applies many chunks in one transaction: start each from empty.
     await sql`truncate pool_changes`.execute(tx.kysely);
-    await copyRows(tx.client, 'pool_changes', [...COLUMNS, 'updated_height'], changes.latest);
+    await copyRows(tx.client, 'pool_changes', [...COLUMNS, 'updated_height', 'created_height'], changes.latest);
     await sql`
-      insert into pools select * from pool_changes
+      insert into pools (dex, pool_id, kind, tokens, amounts, total_fee, state, updated_height, stale, created_height)
+      select dex, pool_id, kind, tokens, amounts, total_fee, state, updated_height, stale, created_height from pool_changes
+      -- created_height stays the pool's first
       on conflict (dex, pool_id) do update set kind = excluded.kind, tokens = excluded.tokens, amounts = excluded.amounts,
         total_fee = excluded.total_fee, state = excluded.state, updated_height = excluded.updated_height, stale = false`.execute(tx.kysely);
   }

@@ -393,7 +393,7 @@ export async function writePriceRows(tx: Tx, rows: readonly PriceRow[]): Promise
   await copyRows(tx.client, 'prices', ['token', 'block_height', 'timestamp_ms', 'price_usd'], values);
 }
 
-/** The window of `volume_usd_24h` and `price_change_24h`. */
+/** The window of `volume_usd_24h`, `price_change_24h` and the 24 h activity. */
 export const DAY_MS = 86_400_000;
 
 /** The market's clock: the latest block (and the latest timestamp) the market projection has seen. */
@@ -429,9 +429,9 @@ export interface MarketUpdate {
  * - `volume_usd_24h` += the batch's volume hops inside the window, -= the earlier hops the window left as the clock
  *   moved from `previous` to `clock` (read from `trade_hops` by timestamp: each hop is added once and taken out
  *   once, never rescanned). Call before the batch's hops are in `trade_hops`.
- * - `price_change_24h` = price now / price at (clock - 24 h) - 1, where the price at a time is the last `prices`
- *   row at or before it. It is recomputed only for tokens whose price moved in the batch or whose reference row
- *   changed (a `prices` row crossed clock - 24 h). Call after the batch's rows are in `prices`.
+ * - `price_change_5m`, `_1h`, `_6h` and `_24h` = price now / price at (clock - window) - 1, where the price at a
+ *   time is the last `prices` row at or before it. Each is recomputed only for tokens whose price moved in the batch
+ *   or whose reference row changed (a `prices` row crossed clock - window). Call after the batch's rows are in `prices`.
  * Both depend only on the log up to the clock, so any batching gives the same table.
  */
 export async function writeMarket(tx: Tx, update: MarketUpdate, previous: MarketClock | undefined, clock: MarketClock): Promise<Set<string>> {
@@ -472,12 +472,43 @@ export async function writeMarket(tx: Tx, update: MarketUpdate, previous: Market
 
   // Every row written: the quotes (price or liquidity), the volumes, and below the price changes.
   const written = new Set([...quotes.map((q) => q.token), ...volume.keys()]);
-  // Price change: tokens whose price or reference price moved.
-  const changed = new Set(update.repriced);
+  for (const window of PRICE_CHANGE_WINDOWS) {
+    for (const token of await writePriceChange(tx, window, update.repriced, previous, clock)) written.add(token);
+  }
+  return written;
+}
+
+/** A price change's window and its `token_market` column. */
+interface ChangeWindow {
+  ms: number;
+  column: 'price_change_5m' | 'price_change_1h' | 'price_change_6h' | 'price_change_24h';
+}
+
+/** The windows of the price changes (docs/methodology.md): 5 m, 1 h, 6 h and 24 h before the market clock. Kept
+ * in `token_market` rather than read from `prices` per request: a batch rereads only the tokens it repriced and
+ * those whose reference row crossed a window start, while a read would probe three references for every token of
+ * the table (tokens.get sorts and filters by any field), each request. */
+export const PRICE_CHANGE_WINDOWS: readonly ChangeWindow[] = [
+  { ms: 5 * 60_000, column: 'price_change_5m' },
+  { ms: 3_600_000, column: 'price_change_1h' },
+  { ms: 6 * 3_600_000, column: 'price_change_6h' },
+  { ms: DAY_MS, column: 'price_change_24h' },
+];
+
+/**
+ * One price change column: price now / price in force at (clock - window) - 1, recomputed for the tokens whose price
+ * moved in the batch or whose reference row changed (a `prices` row crossed clock - window as the clock moved).
+ * Returns the tokens written.
+ */
+async function writePriceChange(tx: Tx, window: ChangeWindow, repriced: ReadonlySet<string>, previous: MarketClock | undefined, clock: MarketClock): Promise<string[]> {
+  const kysely = tx.kysely;
+  const windowStart = clock.timestampMs - window.ms;
+  const previousStart = previous ? previous.timestampMs - window.ms : null;
+  const changed = new Set(repriced);
   const crossed = await sql<{ token: string }>`
     select distinct token from prices where timestamp_ms <= ${windowStart} and timestamp_ms > ${previousStart ?? Number.MIN_SAFE_INTEGER}`.execute(kysely);
   for (const r of crossed.rows) changed.add(r.token);
-  if (!changed.size) return written;
+  if (!changed.size) return [];
   const tokens = [...changed].sort();
   const now = await sql<{ token: string; price_usd: string | null }>`
     select token, price_usd::text from token_market where token = any(${tokens}::text[])`.execute(kysely);
@@ -490,10 +521,11 @@ export async function writeMarket(tx: Tx, update: MarketUpdate, previous: Market
     const value = relativeChange(r.price_usd === null ? null : parseUsd(r.price_usd), reference.get(r.token) ?? null);
     return { token: r.token, change: value === null ? null : formatUsd(value) };
   });
+  // The column is one of PRICE_CHANGE_WINDOWS', never a request's.
   await sql`
-    update token_market m set price_change_24h = u.change
+    update token_market m set ${sql.ref(window.column)} = u.change
     from unnest(${change.map((c) => c.token)}::text[], ${change.map((c) => c.change)}::numeric[]) as u(token, change)
     where m.token = u.token`.execute(kysely);
-  for (const c of change) written.add(c.token);
-  return written;
+  return change.map((c) => c.token);
 }
+

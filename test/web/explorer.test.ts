@@ -97,6 +97,14 @@ describe('the explorer', () => {
     await page.waitForSelector('.chart canvas');
     await page.waitForFunction(() => Number(document.querySelector<HTMLElement>('.chart')!.dataset.candles) > 0);
     expect(await page.locator('h1').textContent()).toContain('wNEAR');
+    // The figures a DexScreener user looks for: changes over 5 m to 24 h, the day's buys, sells and traders, FDV.
+    expect(await texts('dl.figures dt')).toEqual(['Price', '5m', '1h', '6h', '24h', 'Volume 24h', 'Txns 24h', 'Traders 24h', 'Liquidity', 'FDV', 'Holders', 'Supply', 'Reputation']);
+    const [[, buys, sells, traders, fdv]] = (await api('/tokens?ids=wrap.near&fields=buys_24h,sells_24h,traders_24h,fdv_usd')).rows;
+    // The chain has run 5 minutes: no price stood 5 minutes before, so no change; wNEAR's supply is not in the log
+    // (w_near logs no mint), so no FDV.
+    expect(fdv).toBeNull();
+    expect((await texts('dl.figures dd')).slice(1, 10)).toEqual(['-', '-', '-', '-', expect.any(String), `${buys} buys / ${sells} sells`, String(traders), expect.any(String), '-']);
+    expect([buys, sells, traders].every((n) => n > 0 && n < 1000)).toBe(true);
     const candles = await api('/candles?token=wrap.near&resolution=1m&count_back=300');
     expect(await page.locator('.chart').getAttribute('data-candles')).toBe(String(candles.candles.length));
     await page.getByRole('button', { name: '5m', exact: true }).click();

@@ -60,10 +60,11 @@ describe('the explorer\'s pools', () => {
     await page.waitForSelector('table.trades tbody tr[data-id]');
     await page.waitForFunction(() => Number(document.querySelector<HTMLElement>('.chart')!.dataset.candles) > 0);
     const [pool] = (await api('/pools?dex=AmmA&pool_id=0&precision=6')).rows;
-    // 5.08784 USDt per wNEAR; $2,008,840 is $2.01M; $35,804.8 is $35,805.
-    expect([pool.price, pool.liquidity_usd, pool.volume_usd_24h, pool.fee, pool.updated_height]).toEqual(['5.08784', '2008840', '35804.8', '0.003', 296]);
-    expect(await texts('dl.figures dt')).toEqual(['Price', 'Liquidity', 'Volume 24h', 'Fee', 'Updated']);
-    expect(await texts('dl.figures dd')).toEqual(['1 wNEAR = 5.08784 USDt', '$2.01M', '$35,805', '0.3%', 'block 296']);
+    // 5.08784 USDt per wNEAR; $2,008,840 is $2.01M; $35,804.8 is $35,805; created in block 5, where the realnet's setup
+    // adds Ref's simple pools (add_simple_pool, devnet/realnet/market.ts).
+    expect([pool.price, pool.liquidity_usd, pool.volume_usd_24h, pool.fee, pool.created_height, pool.updated_height]).toEqual(['5.08784', '2008840', '35804.8', '0.003', 5, 296]);
+    expect(await texts('dl.figures dt')).toEqual(['Price', 'Liquidity', 'Volume 24h', 'Fee', 'Created', 'Updated']);
+    expect(await texts('dl.figures dd')).toEqual(['1 wNEAR = 5.08784 USDt', '$2.01M', '$35,805', '0.3%', 'block 5', 'block 296']);
     // Reserves: 197,415.415180458399978075145718 wNEAR and 1,004,418.220117 USDt, to 6 significant digits (the whole
     // digits kept), each token linked to its page.
     expect(pool.reserves).toEqual(['197415415180458399978075145718', '1004418220117']);

@@ -27,7 +27,7 @@ const DAY_MS = 86_400_000;
 // A number in JSON, text over GET; kept as text (exact, and one cache key for both), as tokens.get's bounds.
 const usdBound = z.union([z.number().min(0), z.string().max(100).regex(/^\d+(\.\d+)?$/, 'a decimal number')]).transform(String);
 
-export const POOL_SORT_FIELDS = ['liquidity_usd', 'volume_usd_24h'] as const;
+export const POOL_SORT_FIELDS = ['liquidity_usd', 'volume_usd_24h', 'created_height'] as const;
 
 export const poolsGetParams = z.strictObject({
   token: tokenIdParam.optional().describe('pools holding this token (`near` and `wrap.near` are one token here, as in liquidity_usd)'),
@@ -37,7 +37,7 @@ export const poolsGetParams = z.strictObject({
   sort: z
     .strictObject({ by: z.enum(POOL_SORT_FIELDS), desc: z.boolean().default(false) })
     .optional()
-    .describe('over HTTP `sort=field` (ascending) or `sort=-field` (descending); default -liquidity_usd; pools without a value come last'),
+    .describe('over HTTP `sort=field` (ascending) or `sort=-field` (descending); default -liquidity_usd; `-created_height` lists the newest pools first; pools without a value come last'),
   limit: z.int().min(1).max(LIMITS.max_limit).default(100),
   offset: z.int().min(0).default(0),
   precision: precisionSchema.optional(),
@@ -57,6 +57,7 @@ const poolRecord = z.object({
   liquidity_usd: z.string().nullable().describe('USD value of the reserves it holds at current prices; tokens without a price count nothing; null when none has one, or for rate pools'),
   volume_usd_24h: z.string().describe('USD value of the trades through it in the 24 h up to the latest block (a multi-hop trade counts its value in each pool)'),
   updated_height: z.int().describe('block of its latest state'),
+  created_height: z.int().nullable().describe('block of its first state (its creation); null when the index began from a bootstrap or an import that found it existing'),
   stale: z.boolean().describe('its latest write did not decode: the state shown is the one before'),
 });
 export type PoolRecord = z.output<typeof poolRecord>;
@@ -119,7 +120,7 @@ const KNOWN_DECIMALS = KNOWN_MAINNET_TOKENS.map((t) => t.decimals);
 export const poolsGet = defineMethod({
   name: 'pools.get',
   path: '/pools',
-  summary: 'Pools of every DEX with reserves, fee, price, USD liquidity and 24 h volume: filter by token, DEX and liquidity; sort by liquidity or volume; paged.',
+  summary: 'Pools of every DEX with reserves, fee, price, USD liquidity, 24 h volume and creation height: filter by token, DEX and liquidity; sort by liquidity, volume or creation (newest first); paged.',
   params: poolsGetParams,
   result: z.object({
     height: z.int(),
@@ -137,7 +138,7 @@ export const poolsGet = defineMethod({
     const having = params.min_liquidity_usd === undefined ? sql`true` : sql`l.liquidity >= ${scaledBound(params.min_liquidity_usd)}`;
     const sort = params.sort ?? { by: 'liquidity_usd' as const, desc: true };
     // Constant fragments only: the sort's column and direction are chosen here, never spliced from the request.
-    const column = sort.by === 'liquidity_usd' ? sql`f.liquidity` : sql`f.volume`;
+    const column = sort.by === 'liquidity_usd' ? sql`f.liquidity` : sort.by === 'volume_usd_24h' ? sql`f.volume` : sql`f.created_height`;
     const order = sql`${column} ${sort.desc ? sql`desc` : sql`asc`} nulls last, f.dex, f.pool_id`;
     // The 24 h window as heights too, so the hops are read from their partitions by (dex, pool_id, height).
     const since = head.timestamp_millis - DAY_MS;
@@ -169,7 +170,7 @@ export const poolsGet = defineMethod({
         group by h.dex, h.pool_id
       )
       select p.dex, p.pool_id, p.kind, p.tokens, p.amounts::text[] as amounts, p.total_fee, p.state, p.updated_height, p.stale,
-        l.liquidity, v.volume
+        p.created_height, l.liquidity, v.volume
       from p
       left join l on l.dex = p.dex and l.pool_id = p.pool_id
       left join v on v.dex = p.dex and v.pool_id = p.pool_id
@@ -184,11 +185,12 @@ export const poolsGet = defineMethod({
       state: unknown;
       updated_height: string;
       stale: boolean;
+      created_height: string | null;
       liquidity: string | null;
       volume: string | null;
       total: number;
     }>`
-      select f.dex, f.pool_id, f.kind, f.tokens, f.amounts, f.total_fee, f.state, f.updated_height, f.stale, f.liquidity::text as liquidity,
+      select f.dex, f.pool_id, f.kind, f.tokens, f.amounts, f.total_fee, f.state, f.updated_height, f.stale, f.created_height, f.liquidity::text as liquidity,
         f.volume::text as volume, count(*) over ()::int as total
       from (${matching}) f
       order by ${order} limit ${params.limit} offset ${params.offset}`.execute(db);
@@ -210,6 +212,7 @@ export const poolsGet = defineMethod({
         liquidity_usd: r.liquidity === null ? null : presentDecimal(formatScaled(BigInt(r.liquidity)), params.precision),
         volume_usd_24h: presentDecimal(r.volume ?? '0', params.precision)!,
         updated_height: Number(r.updated_height),
+        created_height: r.created_height === null ? null : Number(r.created_height),
         stale: r.stale,
       })),
     };

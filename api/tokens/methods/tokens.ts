@@ -71,8 +71,9 @@ export type TokenRow = Record<'account_id' | TokenField, string | number | null>
 function universe(ids?: readonly string[]): RawBuilder<unknown> {
   const source = ids
     ? sql`unnest(${ids}::text[]) as q(token) left join tokens t on t.token = q.token left join token_market m on m.token = q.token
+          left join token_activity a on a.token = q.token
           where t.token is not null or m.token is not null`
-    : sql`tokens t full join token_market m on m.token = t.token`;
+    : sql`tokens t full join token_market m on m.token = t.token left join token_activity a on a.token = coalesce(t.token, m.token)`;
   return sql`(
     select u.*,
       case
@@ -84,7 +85,11 @@ function universe(ids?: readonly string[]): RawBuilder<unknown> {
     from (
       select coalesce(t.token, m.token) as account_id, t.symbol, t.name, t.decimals,
         case when t.icon is null then null else encode(sha256(convert_to(t.icon, 'UTF8')), 'hex') end as icon_hash,
-        m.price_usd, m.liquidity_usd, m.price_change_24h, m.volume_usd_24h,
+        m.price_usd, m.liquidity_usd, m.price_change_24h, m.price_change_5m, m.price_change_1h, m.price_change_6h, m.volume_usd_24h,
+        coalesce(a.buys_24h, 0) as buys_24h, coalesce(a.sells_24h, 0) as sells_24h, coalesce(a.traders_24h, 0) as traders_24h,
+        -- Supply at price, floored to 10^-18 USD as every USD figure is.
+        div(t.total_supply * m.price_usd * 1000000000000000000, power(10::numeric, t.decimals)) * 0.000000000000000001 as fdv_usd,
+        null::numeric as market_cap_usd,
         t.total_supply, coalesce(t.holders, 0) as holders, t.created_height, m.price_height
       from ${source}
     ) u

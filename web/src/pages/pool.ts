@@ -72,6 +72,8 @@ export function poolPage(main: HTMLElement, arg: string): () => void {
       ...item('Liquidity', usd(pool.liquidity_usd, 4)),
       ...item('Volume 24h', usd(pool.volume_usd_24h, 4)),
       ...item('Fee', feePercent(pool.fee)),
+      // Null: the index found it existing (a bootstrap or an import), created at no known block.
+      ...item('Created', pool.created_height === null ? '-' : `block ${pool.created_height.toLocaleString('en-US')}`),
       ...item('Updated', `block ${pool.updated_height.toLocaleString('en-US')}${pool.stale ? ' (its latest write did not decode)' : ''}`),
     );
     fill(reserves.body, ...tokens.map((t, i) => h('tr', {}, h('td', {}, tokenLink(t, symbol(t))), h('td', { class: 'num' }, units(pool.reserves[i]!, info.get(t)?.decimals)))));

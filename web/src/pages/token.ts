@@ -6,7 +6,10 @@ import { CandleChart, resolutionSwitch } from '../chart.ts';
 import { accountLink, fill, h, historyNote, poolLink, section, table } from '../dom.ts';
 import { changeClass, decimal, feePercent, percent, time, units, usd } from '../format.ts';
 
-const FIELDS = ['symbol', 'name', 'decimals', 'price_usd', 'price_change_24h', 'volume_usd_24h', 'liquidity_usd', 'holders', 'total_supply', 'reputation'] as const;
+const FIELDS = [
+  'symbol', 'name', 'decimals', 'price_usd', 'price_change_5m', 'price_change_1h', 'price_change_6h', 'price_change_24h', 'volume_usd_24h',
+  'buys_24h', 'sells_24h', 'traders_24h', 'liquidity_usd', 'fdv_usd', 'holders', 'total_supply', 'reputation',
+] as const;
 
 export function tokenPage(main: HTMLElement, id: string): () => void {
   let decimals: number | null = null;
@@ -58,9 +61,15 @@ export function tokenPage(main: HTMLElement, id: string): () => void {
     fill(
       figures,
       ...item('Price', usd(f.price_usd)),
+      ...item('5m', percent(f.price_change_5m), changeClass(f.price_change_5m)),
+      ...item('1h', percent(f.price_change_1h), changeClass(f.price_change_1h)),
+      ...item('6h', percent(f.price_change_6h), changeClass(f.price_change_6h)),
       ...item('24h', percent(f.price_change_24h), changeClass(f.price_change_24h)),
       ...item('Volume 24h', usd(f.volume_usd_24h)),
+      ...item('Txns 24h', `${decimal(String(f.buys_24h ?? 0))} buys / ${decimal(String(f.sells_24h ?? 0))} sells`),
+      ...item('Traders 24h', decimal(String(f.traders_24h ?? 0))),
       ...item('Liquidity', usd(f.liquidity_usd)),
+      ...item('FDV', usd(f.fdv_usd)),
       ...item('Holders', f.holders === null ? '-' : decimal(String(f.holders))),
       ...item('Supply', f.total_supply === null ? '-' : units(String(f.total_supply), decimals, 8)),
       ...item('Reputation', String(f.reputation ?? '-')),
