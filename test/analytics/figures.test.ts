@@ -12,7 +12,12 @@
 //   are): exact, in 10^-18 USD;
 // - from those: USDt's and USDC's 24 h volume, each Ref and DCL pool's volume where one side is a dollar, and USDt's
 //   and USDC's 1-minute candles (each hop a tick: 1 where the token valued the hop, else the hop's own rate).
+// - every NEP-141 balance from the tokens' own records (the standard's events and the example contract's unlogged
+//   init), for holders, their amounts and the supply: seven of the realnet's tokens; Ref's token and the stake
+//   contracts also log in other formats, which this reference does not read, and are left out.
 // Exact for integers and to the 10^-18 USD for USD: the figures are sums and floors of integers both ways.
+// Not judged here: prices and liquidity (pool states: the realnet judge holds them against the contracts' views) and
+// positions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realnet } from '../harness/realnet.ts';
 import { indexedDb, SEED, startServer } from '../tokens/harness.ts';
@@ -149,6 +154,59 @@ async function referenceHops(): Promise<Hop[]> {
   return hops.sort((a, b) => a.height - b.height || (a.receipt < b.receipt ? -1 : a.receipt > b.receipt ? 1 : 0) || a.position - b.position);
 }
 
+/**
+ * Every NEP-141 balance after block HEAD, per token contract, from the tokens' own records: the standard's
+ * `ft_mint`, `ft_transfer` and `ft_burn` events, and an init (`new {owner_id, total_supply}`, the example contract's)
+ * that deposits the whole supply and logs nothing. Tokens that also log anything else (older formats such as
+ * `Transfer N from A to B`) are left out: `skipped` names them.
+ */
+async function referenceBalances(): Promise<{ balances: Map<string, Map<string, bigint>>; inits: Set<string>; skipped: Set<string> }> {
+  const balances = new Map<string, Map<string, bigint>>();
+  const inits = new Set<string>();
+  const skipped = new Set<string>();
+  const move = (token: string, account: string, delta: bigint) => {
+    let of = balances.get(token);
+    if (!of) balances.set(token, (of = new Map()));
+    of.set(account, (of.get(account) ?? 0n) + delta);
+  };
+  for await (const raw of realnet(SEED).raw({ to: HEAD }, new AbortController().signal)) {
+    const block = json(Buffer.from((raw as { body: Uint8Array }).body).toString('utf8'));
+    for (const shard of block.shards) {
+      for (const r of shard.receipt_execution_outcomes ?? []) {
+        const outcome = r.execution_outcome.outcome;
+        if (!('SuccessValue' in outcome.status || 'SuccessReceiptId' in outcome.status)) continue;
+        const token = outcome.executor_id as string;
+        for (const a of r.receipt.receipt.Action?.actions ?? []) {
+          if (a.FunctionCall?.method_name !== 'new') continue;
+          const args = json(Buffer.from(a.FunctionCall.args, 'base64').toString('utf8') || '{}');
+          if (typeof args.total_supply === 'string' && typeof args.owner_id === 'string') {
+            move(token, args.owner_id, BigInt(args.total_supply));
+            inits.add(token);
+          }
+        }
+        for (const log of outcome.logs as string[]) {
+          const e = event(log);
+          if (e?.standard !== 'nep141') {
+            if (balances.has(token) || /^(Transfer|Refund) \d+ from /.test(log)) skipped.add(token);
+            continue;
+          }
+          for (const d of e.data) {
+            const amount = BigInt(d.amount);
+            if (e.event === 'ft_mint') move(token, d.owner_id, amount);
+            else if (e.event === 'ft_burn') move(token, d.owner_id, -amount);
+            else if (e.event === 'ft_transfer') {
+              move(token, d.old_owner_id, -amount);
+              move(token, d.new_owner_id, amount);
+            }
+          }
+        }
+      }
+    }
+  }
+  for (const token of skipped) balances.delete(token);
+  return { balances, inits, skipped };
+}
+
 /** A hop's USD value (10^-18 USD) from its dollar side, the input first; null without one. */
 function dollarValue(hop: Hop): bigint | null {
   if (DOLLARS.includes(hop.tokenIn)) return hop.amountIn * TO_USD;
@@ -174,6 +232,27 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await server?.app.close();
+});
+
+describe('holders and supply against the tokens\' own records', () => {
+  it("every NEP-141 token's holders, their amounts and its supply", async () => {
+    const { balances, inits } = await referenceBalances();
+    expect(balances.size).toBeGreaterThan(5);
+    let supplies = 0;
+    for (const [token, of] of balances) {
+      const held = [...of].filter(([, amount]) => amount > 0n).sort(([a, x], [b, y]) => (x > y ? -1 : x < y ? 1 : a < b ? -1 : 1));
+      const answer = await get(`/holders?token=${token}&limit=1000`);
+      expect(answer.holders, token).toBe(held.length);
+      expect(answer.rows.map((r: { account_id: string; amount: string }) => [r.account_id, BigInt(r.amount)]), token).toEqual(held.slice(0, 1000));
+      // The supply is known where the token's creation is in the log: its init, or mints from nothing.
+      if (answer.total_supply !== null) {
+        expect(BigInt(answer.total_supply), token).toBe(held.reduce((sum, [, amount]) => sum + amount, 0n));
+        supplies++;
+      }
+    }
+    expect(supplies).toBeGreaterThan(3);
+    expect(inits.size).toBeGreaterThan(0);
+  });
 });
 
 describe('the figures against a reference computed from the raw blocks', () => {
