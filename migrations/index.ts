@@ -16,6 +16,7 @@ import * as readIndexes from './0012_read_indexes.ts';
 import * as pricesAtIndex from './0013_prices_at_index.ts';
 import * as balancesFirstHeight from './0014_balances_first_height.ts';
 import * as hopVolume from './0015_hop_volume.ts';
+import * as backfillRanges from './0016_backfill_ranges.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0013_prices_at_index': pricesAtIndex,
   '0014_balances_first_height': balancesFirstHeight,
   '0015_hop_volume': hopVolume,
+  '0016_backfill_ranges': backfillRanges,
 };
