@@ -430,7 +430,7 @@ describe('prices, candles and market figures through the store', () => {
         const { rows } = await db.pool.query(`select * from ${table}`);
         await old.kysely.insertInto(table as 'events').values(rows).execute();
       }
-      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume']);
+      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume', '0016_backfill_ranges']);
       expect(await rebuildsAsked(old)).toEqual(['volume and candles per hop, conversions left out (migration 0015)']);
       await rebuild(old);
       expect(await rebuildsAsked(old)).toEqual([]);
