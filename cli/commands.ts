@@ -18,6 +18,8 @@ import { DEVNET_GENESIS_MS } from '../devnet/realnet/chain.ts';
 import { bootstrap } from '../indexer/bootstrap.ts';
 import { readCheckpoint } from '../indexer/store.ts';
 import { resolveDevnetGenesis } from './devnet.ts';
+import { backfill, checkBackfill } from './backfill.ts';
+import { readRanges } from '../indexer/backfill.ts';
 
 /** The seeded chain the indexer makes itself: the realnet (the contracts' own wasm, and models of the closed ones). */
 const seeded = (source: string): boolean => /^realnet(:|$)/.test(source);
@@ -31,6 +33,8 @@ function checkRange(config: Config): void {
 
 export async function index(config: Config): Promise<void> {
   checkRange(config);
+  const parallel = config.workers !== undefined || config.range !== undefined;
+  if (parallel) checkBackfill(config);
   const signal = stopSignal();
   const logger = processLogger('indexer', config.logLevel);
   await withDatabase(config, async ({ url }) => {
@@ -47,6 +51,20 @@ export async function index(config: Config): Promise<void> {
     const chain = seeded(config.source);
     const genesisMs = chain ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
     if (chain) logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, 'realnet genesis');
+    if (parallel) {
+      try {
+        await backfill(config, db, url, logger, signal, genesisMs);
+      } finally {
+        await status?.close();
+        await db.close();
+      }
+      return;
+    }
+    const planned = await readRanges(db);
+    if (planned.length) {
+      await db.close();
+      throw new Error(`a parallel backfill of ${planned[0]!.from}-${planned.at(-1)!.to} in ${planned.length} ranges is under way: finish it (dexlake index --from ${planned[0]!.from} --to ${planned.at(-1)!.to} --workers ${planned.length}, or each --range i/${planned.length}) before following the chain`);
+    }
     const relay = chain && config.relayPort ? await startRelay(db, config, logger) : undefined;
     // The realnet's JSON-RPC answers at any height indexed so far.
     let head = (await readCheckpoint(db.kysely))?.height ?? 0;

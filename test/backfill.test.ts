@@ -2,7 +2,12 @@
 // then merged, leaves every table as one sequential run does, over the mainnet fixture blocks (sparse, with every
 // DEX's events) and a realnet range (dense, AmmDclA's folded pool states); also when a range worker stops or fails
 // mid-range and runs again, and when the merge stops mid-way.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
+import { afterAll } from 'vitest';
+import { runDexlake } from './harness/cli.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestRange, mergeBackfill, planBackfill, readRanges, splitRange, type HeightRange } from '../indexer/backfill.ts';
 import { ingest } from '../indexer/pipeline.ts';
@@ -112,4 +117,70 @@ describe('backfill of a realnet range in parallel ranges', () => {
       expect(await tableChecksums(db)).toEqual(clean);
     });
   }
+});
+
+describe('dexlake index --workers and --range, as processes', () => {
+  const BLOCKS = 250;
+  let dir: string;
+  let clean: Record<string, string>;
+  beforeAll(async () => {
+    // The realnet's blocks as files, so that each process reads the same ones (sparse: no continuity check).
+    dir = mkdtempSync(path.join(os.tmpdir(), 'dexlake-backfill-'));
+    for await (const raw of realnet('batches').raw({ to: BLOCKS }, never)) {
+      if (raw.kind === 'message') writeFileSync(path.join(dir, `${raw.height}.json`), raw.body);
+    }
+    const db = await createMigratedDb();
+    await ingest({ db, source: filesSource(dir), signal: never, workers: 1 });
+    clean = await tableChecksums(db);
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `dexlake index` with only the settings given here. */
+  const run = (url: string, args: string[]) =>
+    runDexlake(['index', '--source', `files:${dir}`, ...args], { DATABASE_URL: url, LOG_LEVEL: 'debug', DEXLAKE_SOURCE: undefined, DEXLAKE_FROM: undefined, DEXLAKE_TO: undefined, DEXLAKE_WORKERS: undefined, DEXLAKE_RANGE: undefined });
+
+  it('a range worker killed (SIGKILL) inside a batch, then --workers 2 over the same split: the tables of one sequential run', async () => {
+    const db = await createMigratedDb();
+    const range2 = splitRange(1, BLOCKS, 2)[1]!;
+    // The range's second batch (100 blocks a batch) waits inside its transaction on a lock this test holds, so the
+    // kill lands after one committed batch and inside the next, whatever the machine's speed.
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    await holder.query('select pg_advisory_lock(4141)');
+    await db.pool.query(`
+      create function hold_batch() returns trigger language plpgsql as $$
+      begin if new.height > ${range2.from + 99} then perform pg_advisory_xact_lock(4141); end if; return new; end $$;
+      create trigger hold_batch before insert on blocks for each row execute function hold_batch();`);
+    const worker = run(db.url, ['--from', '1', '--to', String(BLOCKS), '--range', '2/2']);
+    await new Promise<void>((resolve, reject) => {
+      const look = () => {
+        if (worker.output().includes('backfill: batch committed')) resolve();
+      };
+      worker.child.stdout!.on('data', look);
+      void worker.exited.then(() => reject(new Error(`the worker exited before a batch:\n${worker.output()}`)));
+    });
+    worker.child.kill('SIGKILL');
+    expect((await worker.exited).signal).toBe('SIGKILL');
+    await db.pool.query(`drop trigger hold_batch on blocks; drop function hold_batch()`);
+    // The killed worker's session still waits on the lock; ended, it rolls its batch back.
+    await db.pool.query(`select pg_terminate_backend(pid) from pg_locks where locktype = 'advisory' and objid = 4141 and not granted`);
+    await holder.end();
+    expect((await readRanges(db))[1]).toMatchObject({ height: range2.from + 99, done: false });
+
+    const all = run(db.url, ['--from', '1', '--to', String(BLOCKS), '--workers', '2']);
+    const { code } = await all.exited;
+    expect(code, all.output()).toBe(0);
+    expect(all.output()).toContain('backfill: merged into the tables');
+    expect(await tableChecksums(db)).toEqual(clean);
+    // Following the chain afterwards starts after the merged range.
+    expect(await readRanges(db)).toEqual([]);
+  }, 60_000);
+
+  it('refuses --workers without --to, and --workers with --range (exit 2)', async () => {
+    const db = await createMigratedDb();
+    for (const args of [['--from', '1', '--workers', '2'], ['--from', '1', '--to', '9', '--workers', '2', '--range', '1/2'], ['--from', '1', '--to', '9', '--range', '3/2']]) {
+      const { code } = await run(db.url, args).exited;
+      expect(code, args.join(' ')).toBe(2);
+    }
+  });
 });
