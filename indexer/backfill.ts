@@ -1,12 +1,13 @@
 // Parallel backfill: a height range split into parts that separate processes (or machines sharing one PostgreSQL)
 // ingest at the same time, then one merge. A range worker reads, decodes and appends its blocks and their events to
-// the log, with its own checkpoint (a row of `backfill_ranges`), one transaction per batch; what needs the history
-// before its range is left for the merge: the folding DEXes' pool states (fold-stage.ts: their inputs are kept in
-// `backfill_fold_inputs`), each range's first `gap_before`, and every projection. The merge, once every range is
-// done, walks the log in height order as a sequential run would: it folds the kept inputs into `pool_state` events,
-// applies the events to the projections (replay.ts projectLog) and advances the indexer's checkpoint, a chunk of
-// blocks per transaction, so a merge that stops resumes where it committed. The tables end as one sequential run
-// leaves them (test/backfill.test.ts compares every table's digest).
+// the log, and their `transfers` rows (a function of the events alone), with its own checkpoint (a row of
+// `backfill_ranges`), one transaction per batch. What needs the history before its range is left for the merge: the
+// folding DEXes' pool states (fold-stage.ts: their inputs are kept in `backfill_fold_inputs`), each range's first
+// `gap_before`, and every other projection. The merge, once every range is done, walks the log in height order as a
+// sequential run would: it folds the kept inputs into `pool_state` events, applies the events to the projections
+// (replay.ts projectLog) and advances the indexer's checkpoint, a chunk of blocks per transaction, so a merge that
+// stops resumes where it committed. The tables end as one sequential run leaves them (test/backfill.test.ts
+// compares every table's digest).
 import { serialize, deserialize } from 'node:v8';
 import pg from 'pg';
 import { inTransaction, type Db } from '../db/connect.ts';
@@ -16,7 +17,7 @@ import type { Dex } from '../dexes/dex.ts';
 import { DEXES } from '../dexes/index.ts';
 import type { DecodedBlock } from './decode.ts';
 import { createDecodePool, decodedBlocks } from './decode-pool.ts';
-import { EVENT_COLUMNS } from './event-rows.ts';
+import { EVENT_COLUMNS, TRANSFER_COLUMNS } from './event-rows.ts';
 import { FoldStage } from './fold-stage.ts';
 import { ensurePartitions } from './partitions.ts';
 import type { Progress } from './progress.ts';
@@ -149,6 +150,8 @@ export async function ingestRange(options: RangeOptions): Promise<{ blocks: numb
         return [b.height, b.hash, b.prevHash, b.timestampMs, gap];
       }));
       await copyRows(client, 'events', EVENT_COLUMNS, blocks.map((b) => b.rows.events).join(''));
+      // A history table that is a function of the events alone: written here, in parallel, not by the merge.
+      await copyRows(client, 'transfers', TRANSFER_COLUMNS, blocks.map((b) => b.rows.transfers).join(''));
       for (const b of blocks) {
         if (b.foldInputs.length) await client.query('insert into backfill_fold_inputs (block_height, inputs) values ($1, $2)', [b.height, serialize(b.foldInputs)]);
       }
@@ -243,6 +246,7 @@ export async function mergeBackfill(options: MergeOptions): Promise<MergeResult>
           [after, edge.height],
         );
         let rowsText = '';
+        let transfersText = '';
         for (const k of kept.rows) {
           const { rows: counts } = await tx.client.query<{ receipt_id: string; next: number }>(
             'select receipt_id, max(index) + 1 as next from events where block_height = $1 group by receipt_id',
@@ -255,10 +259,12 @@ export async function mergeBackfill(options: MergeOptions): Promise<MergeResult>
           } as unknown as DecodedBlock;
           folds.apply(block, new Map(counts.map((c) => [c.receipt_id, Number(c.next)])));
           rowsText += block.rows.events;
+          transfersText += block.rows.transfers;
         }
         await copyRows(tx.client, 'events', EVENT_COLUMNS, rowsText);
+        await copyRows(tx.client, 'transfers', TRANSFER_COLUMNS, transfersText);
         await tx.client.query('delete from backfill_fold_inputs where block_height > $1 and block_height <= $2', [after, edge.height]);
-        totals.events += await projectLog(tx, after, options.progress, undefined, edge.height);
+        totals.events += await projectLog(tx, after, options.progress, undefined, edge.height, false);
         await saveCheckpoint(tx.kysely, { height: edge.height, hash: edge.hash });
       });
       totals.blocks += Number(edge.n);
