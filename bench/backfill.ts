@@ -245,9 +245,14 @@ async function parallelPhase(bytes: number): Promise<void> {
     `serial   share s = merge / (ranges + merge) of the 1-worker run = ${(serial * 100).toFixed(0)}% (merge ${one.mergeS.toFixed(2)} s of ${(one.rangesS + one.mergeS).toFixed(2)} s); ` +
       `2 workers ${(rate(two) / rate(one)).toFixed(2)}x 1 worker on ${availableParallelism()} cores`,
   );
+  // A check that does not take one worker for one core (here one worker's decode threads already use both): the
+  // merge's wall a block plus the ranges' CPU a block (indexer and PostgreSQL) spread over the cores.
+  const rangeCpu = one.rangeCpu.pg === undefined ? undefined : (one.rangeCpu.own + one.rangeCpu.pg) / BLOCKS;
+  const byCpu = rangeCpu === undefined ? undefined : (YEAR * (one.mergeS / BLOCKS + rangeCpu / CORES)) / 3600;
   console.log(
     `year     ${YEAR.toLocaleString('en')} blocks x T1 ${(t1 * 1000).toFixed(2)} ms a block x (s + (1 - s)/${CORES}) = ${hours.toFixed(1)} h on ${CORES} cores ` +
-      `(target <= 24: ${hours <= 24 ? 'met' : 'not met'}); the merge alone ${((YEAR * t1 * serial) / 3600).toFixed(1)} h`,
+      `(target <= 24: ${hours <= 24 ? 'met' : 'not met'}); the merge alone ${((YEAR * t1 * serial) / 3600).toFixed(1)} h; ` +
+      `by CPU, blocks x (merge wall + ranges' CPU / ${CORES}) a block = ${byCpu?.toFixed(1) ?? '?'} h`,
   );
   const perBlock = bytes / BLOCKS;
   console.log(
