@@ -174,7 +174,7 @@ describe('dexlake index --workers and --range, as processes', () => {
     expect(await tableChecksums(db)).toEqual(clean);
     // Following the chain afterwards starts after the merged range.
     expect(await readRanges(db)).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('refuses --workers without --to, and --workers with --range (exit 2)', async () => {
     const db = await createMigratedDb();
