@@ -9,7 +9,7 @@
 // stops resumes where it committed. The tables end as one sequential run leaves them (test/backfill.test.ts
 // compares every table's digest).
 import { serialize, deserialize } from 'node:v8';
-import pg from 'pg';
+import type pg from 'pg';
 import { inTransaction, type Db } from '../db/connect.ts';
 import { copyRows } from '../db/copy.ts';
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
