@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { mergeBackfill, planBackfill, splitRange } from '../indexer/backfill.ts';
 import { ingest } from '../indexer/pipeline.ts';
 import { filesSource } from '../indexer/sources/files.ts';
 import { lakeSource } from '../indexer/sources/lake.ts';
@@ -159,7 +160,103 @@ try {
       `bulk-load: neardata/files ${verdict(rate('neardata bulk') / rate('files bulk'), 0.8)}, lake/files ${verdict(rate('lake bulk') / rate('files bulk'), 0.8)}, ` +
       `files bulk/normal ${verdict(rate('files bulk') / rate('files normal'), 1.15)}`,
   );
+  await parallelPhase(bytes);
 } finally {
   servers.disconnect();
   await pg.stop();
+}
+
+/**
+ * The parallel backfill (indexer/backfill.ts) on the files: one sequential ingest for the CPU a block, then the split
+ * run with 1 and with 2 range workers, each a process of its own (bench/backfill-range.ts), and the merge here; the
+ * serial share is the merge's part of the 1-worker run's wall. Amdahl's law projects a year on 16 cores from it.
+ */
+async function parallelPhase(bytes: number): Promise<void> {
+  const seq = await freshDb();
+  let cpu: { own: number; pg: number | undefined };
+  let seqS: number;
+  try {
+    const before = { own: ownCpuS(), pg: postgresCpuS() };
+    const t = performance.now();
+    await ingest({ db: seq, source: filesSource(blocksDir), from: FIRST, to: LAST, signal: never });
+    seqS = (performance.now() - t) / 1000;
+    const pgAfter = postgresCpuS();
+    cpu = { own: ownCpuS() - before.own, pg: pgAfter === undefined || before.pg === undefined ? undefined : pgAfter - before.pg };
+  } finally {
+    await seq.close();
+  }
+  const ms = (s: number | undefined) => (s === undefined ? '?' : ((s * 1000) / BLOCKS).toFixed(2));
+  const total = cpu.pg === undefined ? undefined : cpu.own + cpu.pg;
+  console.log(
+    `cpu      sequential ingest from files: ${ms(total)} CPU-ms a block (indexer ${ms(cpu.own)}, PostgreSQL ${ms(cpu.pg)}; target <= 4: ` +
+      `${total === undefined ? '?' : (total * 1000) / BLOCKS <= 4 ? 'met' : 'not met'}); ${(BLOCKS / seqS).toFixed(0)} blocks/s`,
+  );
+
+  const split = async (workers: number) => {
+    const db = await freshDb();
+    try {
+      const ranges = splitRange(FIRST, LAST, workers);
+      await planBackfill(db, ranges);
+      const pgBefore = postgresCpuS();
+      const answers = await Promise.all(ranges.map((range) => new Promise<{ s: number; cpuS: number }>((resolve, reject) => {
+        const child = fork(fileURLToPath(new URL('./backfill-range.ts', import.meta.url)), [JSON.stringify({ url: db.pool.options.connectionString, dir: blocksDir, ...range })], {
+          execArgv: ['--import', 'tsx'],
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        });
+        child.once('message', (m) => resolve(m as { s: number; cpuS: number }));
+        child.once('exit', (code) => code !== 0 && reject(new Error(`range worker exited with ${code}`)));
+      })));
+      // The slowest range's ingest, without the processes' start (once a run, not a cost a block).
+      const rangesS = Math.max(...answers.map((a) => a.s));
+      const pgMid = postgresCpuS();
+      const ownBefore = ownCpuS();
+      const m = performance.now();
+      const merged = await mergeBackfill({ db });
+      const mergeS = (performance.now() - m) / 1000;
+      const pgEnd = postgresCpuS();
+      if (!merged.merged) throw new Error('bench: the merge found ranges not done');
+      const pgOf = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : b - a);
+      return {
+        rangesS,
+        mergeS,
+        rangeCpu: { own: answers.reduce((sum, a) => sum + a.cpuS, 0), pg: pgOf(pgBefore, pgMid) },
+        mergeCpu: { own: ownCpuS() - ownBefore, pg: pgOf(pgMid, pgEnd) },
+      };
+    } finally {
+      await db.close();
+    }
+  };
+  const one = await split(1);
+  const two = await split(2);
+  const rate = (r: typeof one) => BLOCKS / (r.rangesS + r.mergeS);
+  for (const [n, r] of [[1, one], [2, two]] as const) {
+    console.log(
+      `parallel ${n} worker${n > 1 ? 's' : ' '} ${rate(r).toFixed(0).padStart(4)} blocks/s  (ranges ${r.rangesS.toFixed(2)} s: ${ms(r.rangeCpu.own)} + ${ms(r.rangeCpu.pg)} CPU-ms a block ` +
+        `indexer + PostgreSQL; merge ${r.mergeS.toFixed(2)} s: ${ms(r.mergeCpu.own)} + ${ms(r.mergeCpu.pg)} CPU-ms a block)`,
+    );
+  }
+  // Amdahl: T(n) = T(1)·(s + (1 − s)/n), s the serial share of the 1-worker run (the merge's wall over the whole).
+  const YEAR = 31_500_000;
+  const CORES = 16;
+  const t1 = (one.rangesS + one.mergeS) / BLOCKS;
+  const serial = one.mergeS / (one.rangesS + one.mergeS);
+  const hours = (YEAR * t1 * (serial + (1 - serial) / CORES)) / 3600;
+  console.log(
+    `serial   share s = merge / (ranges + merge) of the 1-worker run = ${(serial * 100).toFixed(0)}% (merge ${one.mergeS.toFixed(2)} s of ${(one.rangesS + one.mergeS).toFixed(2)} s); ` +
+      `2 workers ${(rate(two) / rate(one)).toFixed(2)}x 1 worker on ${availableParallelism()} cores`,
+  );
+  // A check that does not take one worker for one core (here one worker's decode threads already use both): the
+  // merge's wall a block plus the ranges' CPU a block (indexer and PostgreSQL) spread over the cores.
+  const rangeCpu = one.rangeCpu.pg === undefined ? undefined : (one.rangeCpu.own + one.rangeCpu.pg) / BLOCKS;
+  const byCpu = rangeCpu === undefined ? undefined : (YEAR * (one.mergeS / BLOCKS + rangeCpu / CORES)) / 3600;
+  console.log(
+    `year     ${YEAR.toLocaleString('en')} blocks x T1 ${(t1 * 1000).toFixed(2)} ms a block x (s + (1 - s)/${CORES}) = ${hours.toFixed(1)} h on ${CORES} cores ` +
+      `(target <= 24: ${hours <= 24 ? 'met' : 'not met'}); the merge alone ${((YEAR * t1 * serial) / 3600).toFixed(1)} h; ` +
+      `by CPU, blocks x (merge wall + ranges' CPU / ${CORES}) a block = ${byCpu?.toFixed(1) ?? '?'} h`,
+  );
+  const perBlock = bytes / BLOCKS;
+  console.log(
+    `network  ${(perBlock / 1e3).toFixed(0)} kB a block as JSON (these fixtures); a year ${((YEAR * perBlock) / 1e12).toFixed(1)} TB, ` +
+      `${((YEAR * perBlock * 8) / 1e9 / 3600).toFixed(1)} h at 1 Gbit/s`,
+  );
 }

@@ -17,6 +17,8 @@ import { DEVNET_GENESIS_MS } from '../devnet/realnet/chain.ts';
 import { bootstrap } from '../indexer/bootstrap.ts';
 import { readCheckpoint } from '../indexer/store.ts';
 import { resolveDevnetGenesis } from './devnet.ts';
+import { backfill, checkBackfill } from './backfill.ts';
+import { readRanges } from '../indexer/backfill.ts';
 
 /** A range that ends before it starts is refused before anything starts (exit 2). */
 function checkRange(config: Config): void {
@@ -28,6 +30,8 @@ function checkRange(config: Config): void {
 export async function index(config: Config): Promise<void> {
   checkRange(config);
   checkSource(config);
+  const parallel = config.workers !== undefined || config.range !== undefined;
+  if (parallel) checkBackfill(config);
   const signal = stopSignal();
   const logger = processLogger('indexer', config.logLevel);
   await withDatabase(config, async ({ url }) => {
@@ -48,6 +52,14 @@ export async function index(config: Config): Promise<void> {
       const chain = seeded(config.source);
       const genesisMs = chain ? await resolveDevnetGenesis(db.kysely, config.devnetGenesis) : undefined;
       if (chain) logger.info({ genesis: new Date(genesisMs ?? DEVNET_GENESIS_MS).toISOString() }, 'realnet genesis');
+      if (parallel) {
+        await backfill(config, db, url, logger, signal, genesisMs);
+        return;
+      }
+      const planned = await readRanges(db);
+      if (planned.length) {
+        throw new Error(`a parallel backfill of ${planned[0]!.from}-${planned.at(-1)!.to} in ${planned.length} ranges is under way: finish it (dexlake index --from ${planned[0]!.from} --to ${planned.at(-1)!.to} --workers ${planned.length}, or each --range i/${planned.length}) before following the chain`);
+      }
       if (chain && config.relayPort !== 'off') {
         relay = await listenOn('relayPort', config.relayPort, config.host, (port) => startSolverRelay({ db, host: config.host, port }));
         logger.info({ url: `${relay.url}/rpc` }, 'solver relay listening');

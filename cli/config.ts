@@ -131,6 +131,22 @@ export const settings = {
     description: 'Last height to index; default: follow the chain forever',
     schema: height,
   },
+  workers: {
+    env: 'DEXLAKE_WORKERS',
+    flag: '--workers',
+    expected: 'an integer from 1 to 256',
+    description:
+      'Parallel backfill: split --from..--to into this many height ranges, each ingested by a process of its own (blocks and events, with its own checkpoint), then merge them in height order into the tables; the tables end as one sequential run leaves them. Needs --from and --to, above the checkpoint',
+    schema: z.coerce.number().int().min(1).max(256),
+  },
+  range: {
+    env: 'DEXLAKE_RANGE',
+    flag: '--range',
+    expected: 'i/N with 1 <= i <= N',
+    description:
+      "Parallel backfill across machines that share one PostgreSQL: ingest only the i-th of N height ranges of --from..--to (every machine gives the same --from, --to and N); the last range to finish merges them, and running any range's command again resumes it or a stopped merge",
+    schema: z.string().regex(/^\d+\/\d+$/),
+  },
   readAhead: {
     env: 'DEXLAKE_READ_AHEAD',
     flag: '--read-ahead',

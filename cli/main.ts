@@ -54,7 +54,8 @@ withSettings(program.command('start').description('database, migrations, then th
   },
 );
 
-const indexNames = [...commonSettings, ...indexerSettings, 'host' as const];
+// The parallel backfill's settings belong to `index` alone (not `start`, which follows the chain).
+const indexNames = [...commonSettings, ...indexerSettings, 'workers' as const, 'range' as const, 'host' as const];
 withSettings(program.command('index').description('run the indexer: read blocks from the source into PostgreSQL'), indexNames, {
   host: "Address the indexer's own servers listen on: its status port (--indexer-port) and, with the realnet source, the solver relay (--relay-port) and NEAR JSON-RPC (--devnet-rpc-port)",
 }).action(

@@ -38,10 +38,12 @@ export class FoldStage {
     return new FoldStage(books, contracts);
   }
 
-  /** Adds the block's folded pool states to its events and rows, numbered after the events of their receipts. */
-  apply(block: DecodedBlock): void {
+  /**
+   * Adds the block's folded pool states to its events and rows, numbered after the events of their receipts
+   * (`next`: each receipt's next index, when the block's events are in the log rather than here: backfill.ts).
+   */
+  apply(block: DecodedBlock, next = new Map<string, number>()): void {
     if (block.foldInputs.length === 0) return;
-    const next = new Map<string, number>();
     for (const e of block.events) next.set(e.receiptId, Math.max(next.get(e.receiptId) ?? 0, e.index + 1));
     const states: DomainEvent[] = [];
     for (const { dex, inputs } of block.foldInputs) {

@@ -28,7 +28,16 @@ export async function rebuildProjections(tx: Tx, progress?: Progress, chunk = RE
   await sql`truncate ${sql.join(PROJECTIONS.map((t) => sql.table(t)))}`.execute(tx.kysely);
   // What a migration asked for (rebuildsAsked) is done once this transaction commits.
   await tx.kysely.deleteFrom('projection_rebuilds').execute();
-  let after = -1;
+  return projectLog(tx, -1, progress, chunk);
+}
+
+/**
+ * Applies the log's events above height `after` (up to `to`) to the projections (with `transfers` false, all but the
+ * `transfers` rows), in log order, `chunk` events at a
+ * time: the projections must hold exactly the log up to `after` (a rebuild: nothing; a backfill's merge: the log
+ * up to its last chunk).
+ */
+export async function projectLog(tx: Tx, after: number, progress?: Progress, chunk = REBUILD_CHUNK, to = Number.MAX_SAFE_INTEGER, transfers = true): Promise<number> {
   let total = 0;
   for (;;) {
     // The height of the chunk-th next event: this step takes every event up to and including its block.
@@ -36,16 +45,18 @@ export async function rebuildProjections(tx: Tx, progress?: Progress, chunk = RE
       .selectFrom('events')
       .select('block_height')
       .where('block_height', '>', after)
+      .where('block_height', '<=', to)
       .orderBy('block_height')
       .offset(chunk - 1)
       .limit(1)
       .executeTakeFirst();
-    let query = tx.kysely.selectFrom('events').selectAll().where('block_height', '>', after);
+    let query = tx.kysely.selectFrom('events').selectAll().where('block_height', '>', after).where('block_height', '<=', to);
     if (edge) query = query.where('block_height', '<=', edge.block_height);
     const rows = await query.orderBy('block_height').orderBy('receipt_id').orderBy('index').execute();
     if (!rows.length) break;
     const events: DomainEvent[] = rows.map(fromRow);
-    await applyProjections(tx, prepareProjections(events));
+    // `transfers` false: the rows are there already (a backfill's range workers wrote them).
+    await applyProjections(tx, prepareProjections(events, transfers ? undefined : ''));
     after = rows.at(-1)!.block_height;
     total += rows.length;
     progress?.update(after, 0, rows.length);

@@ -17,6 +17,7 @@ import * as pricesAtIndex from './0013_prices_at_index.ts';
 import * as balancesFirstHeight from './0014_balances_first_height.ts';
 import * as hopVolume from './0015_hop_volume.ts';
 import * as marketBeyond from './0016_market_beyond.ts';
+import * as backfillRanges from './0017_backfill_ranges.ts';
 
 export const migrations: Record<string, Migration> = {
   '0001_init': init,
@@ -35,4 +36,5 @@ export const migrations: Record<string, Migration> = {
   '0014_balances_first_height': balancesFirstHeight,
   '0015_hop_volume': hopVolume,
   '0016_market_beyond': marketBeyond,
+  '0017_backfill_ranges': backfillRanges,
 };

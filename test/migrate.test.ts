@@ -10,12 +10,12 @@ describe('migrations', () => {
     const database = await createTestDatabase();
     const db = connect(database.url);
     try {
-      expect(await migrateToLatest(db.kysely)).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles', '0006_trade_receipts', '0007_rates_index', '0008_nslp_index', '0009_undecoded', '0010_deferred_indexes', '0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index', '0014_balances_first_height', '0015_hop_volume', '0016_market_beyond']);
+      expect(await migrateToLatest(db.kysely)).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles', '0006_trade_receipts', '0007_rates_index', '0008_nslp_index', '0009_undecoded', '0010_deferred_indexes', '0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index', '0014_balances_first_height', '0015_hop_volume', '0016_market_beyond', '0017_backfill_ranges']);
       expect(await migrateToLatest(db.kysely)).toEqual([]);
       const tables = await sql<{ table_name: string }>`
         select table_name from information_schema.tables where table_schema = 'public' and table_name not like 'kysely_%' order by 1`.execute(db.kysely);
       expect(tables.rows.map((r) => r.table_name)).toEqual([
-        'balance_history', 'balances', 'blocks', 'candles', 'checkpoints', 'deferred_indexes', 'events', 'history_partitioning', 'market_clock', 'pool_history', 'pools', 'prices',
+        'backfill_fold_inputs', 'backfill_ranges', 'balance_history', 'balances', 'blocks', 'candles', 'checkpoints', 'deferred_indexes', 'events', 'history_partitioning', 'market_clock', 'pool_history', 'pools', 'prices',
         'projection_rebuilds', 'storage_registrations', 'token_activity', 'token_market', 'tokens', 'trade_hops', 'trades', 'transfers', 'undecoded', 'undecoded_totals',
       ]);
       // A database made with every migration has nothing to rebuild (migrations 0015 and 0016 ask only where events exist).
@@ -36,7 +36,7 @@ describe('migrations', () => {
     const [a, b] = [connect(database.url), connect(database.url)];
     try {
       const applied = await Promise.all([migrateToLatest(a.kysely), migrateToLatest(b.kysely)]);
-      expect(applied.flat()).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles', '0006_trade_receipts', '0007_rates_index', '0008_nslp_index', '0009_undecoded', '0010_deferred_indexes', '0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index', '0014_balances_first_height', '0015_hop_volume', '0016_market_beyond']);
+      expect(applied.flat()).toEqual(['0001_init', '0002_token_projections', '0003_pools', '0004_trade_hops', '0005_trades_prices_candles', '0006_trade_receipts', '0007_rates_index', '0008_nslp_index', '0009_undecoded', '0010_deferred_indexes', '0011_partitioned_history', '0012_read_indexes', '0013_prices_at_index', '0014_balances_first_height', '0015_hop_volume', '0016_market_beyond', '0017_backfill_ranges']);
     } finally {
       await Promise.all([a.close(), b.close()]);
     }

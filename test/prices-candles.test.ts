@@ -430,7 +430,7 @@ describe('prices, candles and market figures through the store', () => {
         const { rows } = await db.pool.query(`select * from ${table}`);
         await old.kysely.insertInto(table as 'events').values(rows).execute();
       }
-      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume', '0016_market_beyond']);
+      expect(await migrateToLatest(old.kysely)).toEqual(['0015_hop_volume', '0016_market_beyond', '0017_backfill_ranges']);
       expect(await rebuildsAsked(old)).toEqual([
         'price changes over 5 m, 1 h and 6 h, 24 h buys, sells and traders, pool creation heights (migration 0016)',
         'volume and candles per hop, conversions left out (migration 0015)',
