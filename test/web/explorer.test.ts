@@ -99,11 +99,15 @@ describe('the explorer', () => {
     expect(await page.locator('h1').textContent()).toContain('wNEAR');
     // The figures a DexScreener user looks for: changes over 5 m to 24 h, the day's buys, sells and traders, FDV.
     expect(await texts('dl.figures dt')).toEqual(['Price', '5m', '1h', '6h', '24h', 'Volume 24h', 'Txns 24h', 'Traders 24h', 'Liquidity', 'FDV', 'Holders', 'Supply', 'Reputation']);
-    const [[, buys, sells, traders, fdv]] = (await api('/tokens?ids=wrap.near&fields=buys_24h,sells_24h,traders_24h,fdv_usd')).rows;
-    // The chain has run 5 minutes: no price stood 5 minutes before, so no change; wNEAR's supply is not in the log
-    // (w_near logs no mint), so no FDV.
+    const [[, buys, sells, traders, fdv, ...changes]] = (await api('/tokens?ids=wrap.near&fields=buys_24h,sells_24h,traders_24h,fdv_usd,price_change_5m,price_change_1h,price_change_6h,price_change_24h')).rows;
+    // The chain has run 340 blocks (5 min 40 s, the test above indexed on): a price stood 5 minutes before, none an
+    // hour before, so a 5 m change only, shown as a signed percent; wNEAR's supply is not in the log (w_near logs no
+    // mint), so no FDV.
     expect(fdv).toBeNull();
-    expect((await texts('dl.figures dd')).slice(1, 10)).toEqual(['-', '-', '-', '-', expect.any(String), `${buys} buys / ${sells} sells`, String(traders), expect.any(String), '-']);
+    expect(changes.map((c: string | null) => c === null)).toEqual([false, true, true, true]);
+    const shown = await texts('dl.figures dd');
+    expect(shown[1]).toMatch(Number(changes[0]) < 0 ? /^-\d+(\.\d+)?%$/ : /^\+\d+(\.\d+)?%$/);
+    expect(shown.slice(2, 10)).toEqual(['-', '-', '-', expect.any(String), `${buys} buys / ${sells} sells`, String(traders), expect.any(String), '-']);
     expect([buys, sells, traders].every((n) => n > 0 && n < 1000)).toBe(true);
     const candles = await api('/candles?token=wrap.near&resolution=1m&count_back=300');
     expect(await page.locator('.chart').getAttribute('data-candles')).toBe(String(candles.candles.length));
