@@ -42,7 +42,7 @@ function standsFor(shown: string, price: string): boolean {
 }
 
 /** The token page's Price figure stays in its own box, at desktop and phone width: no wider than it, and clear of the
- * 24h label beside it. */
+ * figure beside it (the 5 m change, first of the changes). */
 async function expectPriceInItsBox(): Promise<void> {
   for (const width of [1280, 390]) {
     await page.setViewportSize({ width, height: 900 });
@@ -51,7 +51,7 @@ async function expectPriceInItsBox(): Promise<void> {
       const box = (e: HTMLElement) => e.getBoundingClientRect().toJSON() as DOMRect;
       return { labels: [priceDt!.textContent, changeDt!.textContent], text: priceDd!.textContent, overflow: priceDd!.scrollWidth - priceDd!.clientWidth, dd: box(priceDd!), next: box(changeDt!) };
     });
-    expect(layout.labels).toEqual(['Price', '24h']);
+    expect(layout.labels).toEqual(['Price', '5m']);
     expect(layout.overflow, `${layout.text} at ${width} px`).toBeLessThanOrEqual(0);
     const sameRow = layout.next.top < layout.dd.bottom && layout.dd.top < layout.next.bottom;
     if (sameRow) expect(layout.dd.right, `${layout.text} at ${width} px`).toBeLessThanOrEqual(layout.next.left);
