@@ -249,6 +249,10 @@ describe('trades and candles of a pool', () => {
     const filled = (await get(`/candles?token=${WNEAR}&pool_id=0&dex=AmmA&resolution=1m&count_back=300&to_millis=${head.timestamp_ms + 300_000}`)).json.candles as Message[];
     const close = expected.at(-1)!.close;
     expect(filled).toEqual([...expected, ...[1, 2, 3, 4, 5].map((n) => ({ time_millis: expected.at(-1)!.time_millis + n * 60_000, open: close, high: close, low: close, close, volume_quote: '0', volume: '0', trades: 0 }))]);
+    // From a later minute: the hop before it gives the fill its previous close (a row of its own, read apart).
+    const later = await get(`/candles?token=${WNEAR}&pool_id=0&dex=AmmA&resolution=1m&from_millis=${expected[1]!.time_millis}&to_millis=${expected.at(-1)!.time_millis}&fill=false`);
+    expect(later.status).toBe(200);
+    expect(later.json.candles).toEqual(expected.slice(1));
     // Not the token's own candles, which count every pool's trades.
     expect((await get(`/candles?token=${WNEAR}&resolution=1m&count_back=300&fill=false`)).json.candles).not.toEqual(expected);
   });

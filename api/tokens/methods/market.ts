@@ -180,7 +180,7 @@ async function poolCandleRows(
     ) c order by c.bucket_start_ms`.execute(snapshot.db);
   const { rows: before } = await sql<CandleRow>`
     select c.*, ${nearPrice(sql.ref('c.bucket_start_ms'))} as near_usd from (
-      select t.bucket_start_ms, t.price as open_usd, t.price as high_usd, t.price as low_usd, t.price as close_usd, 0 as volume_usd, 0 as volume, 1 as trades
+      select t.bucket_start_ms, t.price as open_usd, t.price as high_usd, t.price as low_usd, t.price as close_usd, 0::numeric as volume_usd, 0::numeric as volume, 1 as trades
       from (${ticks(sql`h.timestamp_ms < ${range.first} and h.block_height <= ${window.aboveHeight ?? snapshot.head.height}`)}) t
       order by t.block_height desc, t.receipt_id desc, t.index desc limit 1
     ) c`.execute(snapshot.db);
