@@ -14,31 +14,10 @@
 // here as literals so that a changed parameter shows as a changed error.
 import { describe, expect, it } from 'vitest';
 import { Contract, type Outcome } from '../../near/vm/runtime.ts';
+import { sleb, uleb } from './wasm-asm.ts';
 
 // ---- a tiny wasm assembler ---------------------------------------------------------------------
 
-const uleb = (n: number | bigint): number[] => {
-  let v = BigInt(n);
-  const out: number[] = [];
-  do {
-    let b = Number(v & 0x7fn);
-    v >>= 7n;
-    if (v !== 0n) b |= 0x80;
-    out.push(b);
-  } while (v !== 0n);
-  return out;
-};
-const sleb = (n: number | bigint): number[] => {
-  let v = BigInt(n);
-  const out: number[] = [];
-  for (;;) {
-    const b = Number(v & 0x7fn);
-    v >>= 7n;
-    const done = (v === 0n && (b & 0x40) === 0) || (v === -1n && (b & 0x40) !== 0);
-    out.push(done ? b : b | 0x80);
-    if (done) return out;
-  }
-};
 const str = (s: string): number[] => [...uleb(s.length), ...Buffer.from(s)];
 const vec = (items: number[][]): number[] => [...uleb(items.length), ...items.flat()];
 const section = (id: number, body: number[]): number[] => [id, ...uleb(body.length), ...body];
