@@ -19,207 +19,12 @@
 // Not judged here: prices and liquidity (pool states: the realnet judge holds them against the contracts' views) and
 // positions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realnet } from '../harness/realnet.ts';
-import { indexedDb, SEED, startServer } from '../tokens/harness.ts';
+import { indexedDb, startServer } from '../tokens/harness.ts';
+import { DOLLARS, dollarValue, rawBlocks, referenceBalances, referenceHops, SCALE, units as decimalUnits, USDC, USDT, type Hop } from './reference.ts';
 
 const HEAD = 300;
-const USDT = 'usdt.tether-token.near';
-const USDC = '17208628f84f5d6ad33f0da3bbbeb27ffcb398eac501a31bd6ad2011e36133a1';
-/** The realnet's dollars, 6 decimals each: 1 USD = 10^6 units = 10^18 of the api's 10^-18 USD. */
-const DOLLARS = [USDT, USDC];
-const TO_USD = 10n ** 12n;
-const SCALE = 10n ** 18n;
-
-interface Hop {
-  height: number;
-  ms: number;
-  receipt: string;
-  /** Order of the swap in its receipt's logs. */
-  position: number;
-  /** `<venue>:<pool>`: `ref:<id>`, `dcl:<id>`, `intear:<id>`, `launch:<token>`, `rfq`, `meta-pool`. */
-  pool: string;
-  tokenIn: string;
-  tokenOut: string;
-  amountIn: bigint;
-  amountOut: bigint;
-}
-
-interface Outcome {
-  executor: string;
-  receipt: string;
-  logs: string[];
-  ok: boolean;
-  args: Record<string, unknown>[];
-}
-
-const json = (text: string): any => JSON.parse(text);
-const event = (log: string): any => (log.startsWith('EVENT_JSON:') ? json(log.slice('EVENT_JSON:'.length)) : null);
-const asset = (id: string): string => (id.startsWith('nep141:') ? id.slice('nep141:'.length) : id);
-
-/** Ref's swap actions in a receipt, in order: from `ft_on_transfer`'s msg, or a call's own `actions`. */
-function refActions(args: Record<string, unknown>[]): { pool_id: number; token_in: string; token_out: string }[] {
-  return args.flatMap((a) => {
-    const body = typeof a.msg === 'string' && a.msg !== '' ? json(a.msg) : a;
-    return Array.isArray(body?.actions) ? body.actions : [];
-  });
-}
-
-function hopsOf(height: number, ms: number, o: Outcome): Hop[] {
-  if (!o.ok) return [];
-  const hops: Hop[] = [];
-  const add = (pool: string, tokenIn: string, amountIn: string, tokenOut: string, amountOut: string) =>
-    hops.push({ height, ms, receipt: o.receipt, position: hops.length, pool, tokenIn, tokenOut, amountIn: BigInt(amountIn), amountOut: BigInt(amountOut) });
-  switch (o.executor) {
-    case 'v2.ref-finance.near': {
-      const lines = o.logs.map((l) => /^(?:Swapped|Swap_by_output) (\d+) (\S+) for (\d+) ([^\s,]+)/.exec(l)).filter((m) => m !== null);
-      if (!lines.length) break;
-      const actions = refActions(o.args);
-      expect(actions.map((a) => [a.token_in, a.token_out]), o.receipt).toEqual(lines.map((m) => [m[2], m[4]]));
-      lines.forEach((m, i) => add(`ref:${actions[i]!.pool_id}`, m[2]!, m[1]!, m[4]!, m[3]!));
-      break;
-    }
-    case 'dclv2.ref-labs.near':
-      for (const log of o.logs) {
-        const e = event(log);
-        if (e?.standard === 'dcl.ref' && (e.event === 'swap' || e.event === 'swap_desire')) for (const d of e.data) add(`dcl:${d.pool_id}`, d.token_in, d.amount_in, d.token_out, d.amount_out);
-      }
-      break;
-    case 'dex.intear.near':
-      for (const log of o.logs) {
-        const e = event(log);
-        if (e?.standard !== 'inteardex' || e.event !== 'swap') continue;
-        // The pool is the request's message: a little-endian u32 (borsh).
-        const pool = Buffer.from(e.data.request.message, 'base64').readUInt32LE(0);
-        add(`intear:${pool}`, asset(e.data.request.asset_in), e.data.amount_in, asset(e.data.request.asset_out), e.data.amount_out);
-      }
-      break;
-    case 'aidols.near':
-      for (const log of o.logs) {
-        const e = event(log);
-        if (e?.standard === 'aidols' && e.event === 'token_swap') {
-          for (const d of e.data) add(`launch:${d.input_token === 'wrap.near' ? d.output_token : d.input_token}`, d.input_token, d.input_amount, d.output_token, d.output_amount);
-        }
-      }
-      break;
-    case 'intents.near': {
-      const open: string[] = [];
-      for (const log of o.logs) {
-        const e = event(log);
-        if (e?.standard !== 'dip4' || e.event !== 'token_diff') continue;
-        for (const d of e.data) {
-          const diff = Object.entries(d.diff as Record<string, string>);
-          const paid = diff.filter(([, v]) => v.startsWith('-'));
-          const got = diff.filter(([, v]) => !v.startsWith('-'));
-          if (diff.length !== 2 || paid.length !== 1) continue;
-          const [tokenIn, amountIn] = [asset(paid[0]![0]), paid[0]![1].slice(1)];
-          const [tokenOut, amountOut] = [asset(got[0]![0]), got[0]![1]];
-          // The solver's side of a fill mirrors the user's: one exchange.
-          const mirror = open.indexOf(`${tokenOut}>${tokenIn}`);
-          if (mirror >= 0) open.splice(mirror, 1);
-          else {
-            open.push(`${tokenIn}>${tokenOut}`);
-            add('rfq', tokenIn, amountIn, tokenOut, amountOut);
-          }
-        }
-      }
-      break;
-    }
-    case 'meta-pool.near':
-      for (const log of o.logs) {
-        if (!log.startsWith('{"event":"LIQ.U"')) continue;
-        const d = json(log);
-        add('meta-pool', 'meta-pool.near', d.stnear, 'near', d.near);
-      }
-      break;
-  }
-  return hops;
-}
-
-/** Every volume hop of blocks 1..HEAD, in the log's order (height, receipt id, position). */
-async function referenceHops(): Promise<Hop[]> {
-  const hops: Hop[] = [];
-  for await (const raw of realnet(SEED).raw({ to: HEAD }, new AbortController().signal)) {
-    const block = json(Buffer.from((raw as { body: Uint8Array }).body).toString('utf8'));
-    const ms = Number(BigInt(block.block.header.timestamp_nanosec) / 1_000_000n);
-    for (const shard of block.shards) {
-      for (const r of shard.receipt_execution_outcomes ?? []) {
-        const outcome = r.execution_outcome.outcome;
-        const actions = r.receipt.receipt.Action?.actions ?? [];
-        const args = actions.flatMap((a: any) => (a.FunctionCall ? [json(Buffer.from(a.FunctionCall.args, 'base64').toString('utf8') || '{}')] : []));
-        const ok = 'SuccessValue' in outcome.status || 'SuccessReceiptId' in outcome.status;
-        hops.push(...hopsOf(block.block.header.height, ms, { executor: outcome.executor_id, receipt: r.receipt.receipt_id, logs: outcome.logs, ok, args }));
-      }
-    }
-  }
-  return hops.sort((a, b) => a.height - b.height || (a.receipt < b.receipt ? -1 : a.receipt > b.receipt ? 1 : 0) || a.position - b.position);
-}
-
-/**
- * Every NEP-141 balance after block HEAD, per token contract, from the tokens' own records: the standard's
- * `ft_mint`, `ft_transfer` and `ft_burn` events, and an init (`new {owner_id, total_supply}`, the example contract's)
- * that deposits the whole supply and logs nothing. Tokens that also log anything else (older formats such as
- * `Transfer N from A to B`) are left out: `skipped` names them.
- */
-async function referenceBalances(): Promise<{ balances: Map<string, Map<string, bigint>>; inits: Set<string>; skipped: Set<string> }> {
-  const balances = new Map<string, Map<string, bigint>>();
-  const inits = new Set<string>();
-  const skipped = new Set<string>();
-  const move = (token: string, account: string, delta: bigint) => {
-    let of = balances.get(token);
-    if (!of) balances.set(token, (of = new Map()));
-    of.set(account, (of.get(account) ?? 0n) + delta);
-  };
-  for await (const raw of realnet(SEED).raw({ to: HEAD }, new AbortController().signal)) {
-    const block = json(Buffer.from((raw as { body: Uint8Array }).body).toString('utf8'));
-    for (const shard of block.shards) {
-      for (const r of shard.receipt_execution_outcomes ?? []) {
-        const outcome = r.execution_outcome.outcome;
-        if (!('SuccessValue' in outcome.status || 'SuccessReceiptId' in outcome.status)) continue;
-        const token = outcome.executor_id as string;
-        for (const a of r.receipt.receipt.Action?.actions ?? []) {
-          if (a.FunctionCall?.method_name !== 'new') continue;
-          const args = json(Buffer.from(a.FunctionCall.args, 'base64').toString('utf8') || '{}');
-          if (typeof args.total_supply === 'string' && typeof args.owner_id === 'string') {
-            move(token, args.owner_id, BigInt(args.total_supply));
-            inits.add(token);
-          }
-        }
-        for (const log of outcome.logs as string[]) {
-          const e = event(log);
-          if (e?.standard !== 'nep141') {
-            if (balances.has(token) || /^(Transfer|Refund) \d+ from /.test(log)) skipped.add(token);
-            continue;
-          }
-          for (const d of e.data) {
-            const amount = BigInt(d.amount);
-            if (e.event === 'ft_mint') move(token, d.owner_id, amount);
-            else if (e.event === 'ft_burn') move(token, d.owner_id, -amount);
-            else if (e.event === 'ft_transfer') {
-              move(token, d.old_owner_id, -amount);
-              move(token, d.new_owner_id, amount);
-            }
-          }
-        }
-      }
-    }
-  }
-  for (const token of skipped) balances.delete(token);
-  return { balances, inits, skipped };
-}
-
-/** A hop's USD value (10^-18 USD) from its dollar side, the input first; null without one. */
-function dollarValue(hop: Hop): bigint | null {
-  if (DOLLARS.includes(hop.tokenIn)) return hop.amountIn * TO_USD;
-  if (DOLLARS.includes(hop.tokenOut)) return hop.amountOut * TO_USD;
-  return null;
-}
-
-/** An api decimal (trailing zeros dropped) in 10^-18 units. */
-function units(text: string | null): bigint {
-  if (text === null) return 0n;
-  const [whole, fraction = ''] = text.split('.');
-  return BigInt(whole!) * SCALE + BigInt(fraction.padEnd(18, '0'));
-}
+/** An api decimal in 10^-18 units, null as 0. */
+const units = (text: string | null): bigint => decimalUnits(text) ?? 0n;
 
 const db = await indexedDb(HEAD);
 let server: Awaited<ReturnType<typeof startServer>>;
@@ -228,7 +33,7 @@ const get = async (url: string) => JSON.parse((await server.app.inject({ url }))
 
 beforeAll(async () => {
   server = await startServer(db);
-  hops = await referenceHops();
+  hops = referenceHops(await rawBlocks(HEAD));
 }, 120_000);
 afterAll(async () => {
   await server?.app.close();
@@ -236,7 +41,7 @@ afterAll(async () => {
 
 describe('holders and supply against the tokens\' own records', () => {
   it("every NEP-141 token's holders, their amounts and its supply", async () => {
-    const { balances, inits } = await referenceBalances();
+    const { balances, inits } = referenceBalances(await rawBlocks(HEAD));
     expect(balances.size).toBeGreaterThan(5);
     let supplies = 0;
     for (const [token, of] of balances) {
