@@ -1,4 +1,4 @@
-// The figures users read (docs/methodology.md), judged from outside: a plain reference written here reads the
+// The figures users read (docs/methodology.md), judged from outside: a plain reference (reference.ts) reads the
 // realnet's raw blocks (the contracts' own logs and the receipts' arguments) and works the figures out again, and the
 // api's answers must equal it. The reference imports nothing from indexer/ or api/; the harness only builds the
 // system under test (the realnet's first 300 blocks indexed, the real server).
@@ -7,7 +7,7 @@
 // - the hops that are volume, one per swap the venues log: Ref's `Swapped` / `Swap_by_output` lines (pools from the
 //   receipt's actions), the DCL's and Intear's `swap` events, the launchpad's `token_swap`, the verifier's
 //   `token_diff` (a fill logs both sides; the first leg counts) and Meta Pool's liquid unstakes (`LIQ.U`). Wraps,
-//   deposits into Ref and stakes are conversions: the reference reads none of them;
+//   deposits into Ref and stakes are conversions: no volume reads them;
 // - each hop's USD value where a side is a dollar (USDt or USDC, 1 USD each by definition; the input side when both
 //   are): exact, in 10^-18 USD;
 // - from those: USDt's and USDC's 24 h volume, each Ref and DCL pool's volume where one side is a dollar, and USDt's
@@ -16,8 +16,8 @@
 //   init), for holders, their amounts and the supply: seven of the realnet's tokens; Ref's token and the stake
 //   contracts also log in other formats, which this reference does not read, and are left out.
 // Exact for integers and to the 10^-18 USD for USD: the figures are sums and floors of integers both ways.
-// Not judged here: prices and liquidity (pool states: the realnet judge holds them against the contracts' views) and
-// positions.
+// The reference itself (reading the blocks, the venues' swaps, the balances) is reference.ts, shared with
+// prices.test.ts, which judges prices, liquidity, price changes, trades' USD values and positions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexedDb, startServer } from '../tokens/harness.ts';
 import { DOLLARS, dollarValue, rawBlocks, referenceBalances, referenceHops, SCALE, units as decimalUnits, USDC, USDT, type Hop } from './reference.ts';

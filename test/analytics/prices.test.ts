@@ -11,7 +11,13 @@
 // - Meta Pool's stNEAR rate (StakeA): no log states it (its STATE write does, in the contract's own layout), so
 //   stNEAR's price and its price change. Nothing else takes its price from stNEAR: the walk is judged for every
 //   other token;
-// - native NEAR balances (issue 39.2), so a position's `amount` and `value_usd` where the token is `near`.
+// - native NEAR balances (issue 39.2), so a position's `amount` and `value_usd` where the token is `near`;
+// - positions of accounts that staked or traded on a venue whose trades the reference does not read (stakes,
+//   deposits into Ref); five accounts trade only through Ref, the verifier and wraps, and are judged.
+// Judged within a stated bound: Ref's stable pool keeps 10^-18-scaled amounts its logs round to units, so its
+// reserves are the logs' within a unit a swap and its liquidity to the cent. Known lag, left out where it applies:
+// rNEAR's rate after a reward update until its next stake (the indexer reads it from the totals line only,
+// dexes/stake-d/README.md); the price at the head is judged, and agrees.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexedDb, startServer } from '../tokens/harness.ts';
 import {
