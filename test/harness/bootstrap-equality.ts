@@ -8,13 +8,13 @@ import type { Db } from '../../db/connect.ts';
 import { MAINNET_CONTRACTS } from '../../dexes/contracts.ts';
 import { DEXES } from '../../dexes/index.ts';
 import { VIEW_STATE_LIMIT_BYTES, type RealnetRpcChain } from '../../devnet/realnet/rpc.ts';
-import { realnetRpc, type RefRelease } from '../../devnet/realnet/wasm.ts';
+import { parseRefRelease, realnetRpc, type RefRelease } from '../../devnet/realnet/wasm.ts';
 import { startNearRpc, type RpcChain } from '../../devnet/rpc.ts';
 import { bootstrap } from '../../indexer/bootstrap.ts';
 import { ingest } from '../../indexer/pipeline.ts';
 import type { BlockSource } from '../../indexer/sources/source.ts';
 import { createMigratedDb } from './db.ts';
-import { indexedRealnetDb, realnet, realnetHeaders } from './realnet.ts';
+import { indexedRealnetDb, realnet, realnetAnswers, realnetHeaders } from './realnet.ts';
 
 export interface BootstrapEquality {
   /** Pools rows of the DEX, indexed from 1 and bootstrapped at H, in pool id order. */
@@ -43,25 +43,33 @@ export interface SeededChain {
 const rpcs = new Map<string, RealnetRpcChain>();
 
 /** The realnet of `seed` with its hosted models (Ref `release`, default the newest): its blocks made once (`realnet`),
- * indexed once (`indexedRealnetDb`), and one JSON-RPC a file, whose blocks are the made ones: its market runs only to
- * the heights asked about. */
+ * indexed once (`indexedRealnetDb`), and its JSON-RPC's answers worked out once (`realnetAnswers`: the market runs
+ * to the height asked about only for a question no file of this run or an earlier one has asked with this code). */
 export function realnetChain(seed: string, release?: RefRelease): SeededChain {
+  const name = `${seed} ${parseRefRelease(release)}`;
+  const answer = realnetAnswers(`${name}: the JSON-RPC's answers`);
+  const market = (final: number): RealnetRpcChain => {
+    let chain = rpcs.get(name);
+    if (chain === undefined) rpcs.set(name, (chain = realnetRpc(release, { seed }, () => final)));
+    return chain;
+  };
   return {
     source: () => realnet(seed, release),
     indexed: (n) => indexedRealnetDb(seed, n, release),
     rpc: async (final, limit) => {
-      const key = `${seed} ${release}`;
-      let chain = rpcs.get(key);
-      if (chain === undefined) rpcs.set(key, (chain = realnetRpc(release, { seed }, () => final)));
-      chain.viewStateLimitBytes = limit ?? VIEW_STATE_LIMIT_BYTES;
       const headers = await realnetHeaders(seed, final, release);
-      const inner = chain;
       return {
-        chainId: inner.chainId,
+        chainId: 'realnet',
         final: () => headers.get(final)!,
         block: (height) => headers.get(height) ?? null,
-        view: (height, contractId, method, args) => inner.view(height, contractId, method, args),
-        storage: (height, contractId, prefix) => inner.storage(height, contractId, prefix),
+        view: (height, contractId, method, args) =>
+          answer(`view ${height} ${contractId} ${method} ${JSON.stringify(args)}`, () => market(final).view(height, contractId, method, args)),
+        storage: (height, contractId, prefix) =>
+          answer(`storage ${height} ${contractId} ${prefix} ${limit ?? VIEW_STATE_LIMIT_BYTES}`, () => {
+            const chain = market(final);
+            chain.viewStateLimitBytes = limit ?? VIEW_STATE_LIMIT_BYTES;
+            return chain.storage(height, contractId, prefix);
+          }),
       };
     },
   };

@@ -184,3 +184,31 @@ export function realnetMemo<T>(name: string, compute: () => T): T {
     return value;
   }
 }
+
+/**
+ * Answers worked out by running the realnet, kept on disk under `name` and the code key (as `realnetMemo`), one entry
+ * per question: `answer(question, compute)` gives the kept answer, else computes it and keeps it. Another file or
+ * run asking the same question reads it back; two processes adding answers at once may each keep only their own,
+ * which costs the other's computing them again, never a wrong answer.
+ */
+export function realnetAnswers(name: string): <T>(question: string, compute: () => T) => T {
+  const file = path.join(testCacheRoot(), 'memo', realnetCodeKey(), `${createHash('sha256').update(name).digest('hex').slice(0, 20)}.answers.v8`);
+  const read = (): Map<string, unknown> => {
+    try {
+      return deserialize(readFileSync(file)) as Map<string, unknown>;
+    } catch {
+      return new Map();
+    }
+  };
+  let kept = read();
+  return <T>(question: string, compute: () => T): T => {
+    if (kept.has(question)) return kept.get(question) as T;
+    const value = compute();
+    kept = new Map([...read(), ...kept, [question, value]]);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(`${file}.${process.pid}.tmp`, serialize(kept));
+    renameSync(`${file}.${process.pid}.tmp`, file);
+    return value;
+  };
+}
+
