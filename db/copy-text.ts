@@ -1,6 +1,12 @@
 // COPY's text format, pure: rows can be rendered on any thread (a decode worker renders the rows that are one per
 // event) and handed to copyRows as text. A backslash, tab, newline or carriage return inside a value is escaped.
 
+/** COPY text in pieces of whole rows, sent one after another: a batch's text is megabytes, and joining the pieces
+ * into one string cost the writer's thread more than sending them. */
+export type CopyChunks = readonly string[];
+
+export const isCopyChunks = (value: unknown): value is CopyChunks => Array.isArray(value) && typeof value[0] === 'string';
+
 export type CopyValue = string | number | bigint | boolean | null | readonly (string | number | bigint)[];
 
 const SPECIAL = /[\\\t\n\r]/g;

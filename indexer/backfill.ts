@@ -149,9 +149,9 @@ export async function ingestRange(options: RangeOptions): Promise<{ blocks: numb
         previous = b.height;
         return [b.height, b.hash, b.prevHash, b.timestampMs, gap];
       }));
-      await copyRows(client, 'events', EVENT_COLUMNS, blocks.map((b) => b.rows.events).join(''));
+      await copyRows(client, 'events', EVENT_COLUMNS, blocks.map((b) => b.rows.events));
       // A history table that is a function of the events alone: written here, in parallel, not by the merge.
-      await copyRows(client, 'transfers', TRANSFER_COLUMNS, blocks.map((b) => b.rows.transfers).join(''));
+      await copyRows(client, 'transfers', TRANSFER_COLUMNS, blocks.map((b) => b.rows.transfers));
       for (const b of blocks) {
         if (b.foldInputs.length) await client.query('insert into backfill_fold_inputs (block_height, inputs) values ($1, $2)', [b.height, serialize(b.foldInputs)]);
       }

@@ -34,6 +34,8 @@ export function decodeEvents(block: Block, contracts: DexContracts = MAINNET_CON
   for (const e of events) next.set(e.receiptId, Math.max(next.get(e.receiptId) ?? 0, e.index + 1));
   for (const dex of dexes) {
     const decoded = dex.decode(block, contracts);
+    // Most DEXes find nothing in a block: the copy of every receipt's count is for those that do.
+    if (decoded.length === 0) continue;
     const base = new Map(next);
     for (const e of decoded) {
       e.index += base.get(e.receiptId) ?? 0;

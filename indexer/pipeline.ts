@@ -110,7 +110,7 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
   const flush = async () => {
     rethrow();
     if (!blocks.length) return;
-    const batch = { blocks, events, rows: { events: eventRows.join(''), transfers: transferRows.join('') } };
+    const batch = { blocks, events, rows: { events: eventRows, transfers: transferRows } };
     blocks = [];
     events = [];
     eventRows = [];
@@ -119,8 +119,8 @@ export async function ingest(options: IngestOptions): Promise<IngestResult> {
       const extra = await options.enrich(batch.events);
       const rows = eventRowsText(extra);
       for (const e of extra) batch.events.push(e);
-      batch.rows.events += rows.events;
-      batch.rows.transfers += rows.transfers;
+      batch.rows.events.push(rows.events);
+      batch.rows.transfers.push(rows.transfers);
     }
     // Prepared while the previous batch is still being written: only the database work waits for it.
     const prepared = prepareBatch(batch.blocks, batch.events, batch.rows);

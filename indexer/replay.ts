@@ -56,7 +56,7 @@ export async function projectLog(tx: Tx, after: number, progress?: Progress, chu
     if (!rows.length) break;
     const events: DomainEvent[] = rows.map(fromRow);
     // `transfers` false: the rows are there already (a backfill's range workers wrote them).
-    await applyProjections(tx, prepareProjections(events, transfers ? undefined : ''));
+    await applyProjections(tx, prepareProjections(events, transfers ? undefined : []));
     after = rows.at(-1)!.block_height;
     total += rows.length;
     progress?.update(after, 0, rows.length);

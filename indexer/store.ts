@@ -5,6 +5,7 @@ import type { Kysely } from 'kysely';
 import { sql } from '../db/kysely.ts';
 import { inTransaction, type Db, type Tx } from '../db/connect.ts';
 import { copyRows } from '../db/copy.ts';
+import { isCopyChunks, type CopyChunks } from '../db/copy-text.ts';
 import { NOTIFY_CHANNEL } from '../db/notify.ts';
 import { ensurePartitions } from './partitions.ts';
 import type { Database } from '../db/schema.ts';
@@ -38,11 +39,12 @@ export async function readCheckpoint(db: Kysely<Database>): Promise<Checkpoint |
 
 const BLOCK_COLUMNS = ['height', 'hash', 'prev_hash', 'timestamp_ms', 'gap_before'];
 
-/** Appends blocks and their events to the log; their heights must not be in it yet. */
-export async function appendToLog(tx: Tx, blocks: readonly BlockRow[], events: readonly DomainEvent[] | string): Promise<void> {
+/** Appends blocks and their events (or the events' rows, rendered already) to the log; their heights must not be in
+ * it yet. */
+export async function appendToLog(tx: Tx, blocks: readonly BlockRow[], events: readonly DomainEvent[] | CopyChunks): Promise<void> {
   await ensurePartitions(tx.client, spansOf(blocks, events));
   await copyRows(tx.client, 'blocks', BLOCK_COLUMNS, blocks.map((b) => [b.height, b.hash, b.prevHash, b.timestampMs, b.gapBefore]));
-  await copyRows(tx.client, 'events', EVENT_COLUMNS, typeof events === 'string' ? events : events.map(eventRow));
+  await copyRows(tx.client, 'events', EVENT_COLUMNS, isCopyChunks(events) ? events : events.map(eventRow));
 }
 
 export interface ProjectionChanges {
@@ -57,7 +59,7 @@ export interface ProjectionChanges {
  * Every projection's changes for events of whole blocks, with their `transfers` rows rendered already (where the
  * blocks were decoded) or here. Pure: it can run while another batch is written.
  */
-export function prepareProjections(events: DomainEvent[], transfers = transfersText(events)): ProjectionChanges {
+export function prepareProjections(events: DomainEvent[], transfers: CopyChunks = [transfersText(events)]): ProjectionChanges {
   // Each decoded block comes sorted, so this is a merge of sorted runs.
   events.sort(compareEvents);
   return {
@@ -100,19 +102,23 @@ export async function notify(tx: Kysely<Database>, payload: string): Promise<voi
 /** A batch ready to write: all the work that needs no database is done. */
 export interface PreparedBatch {
   blocks: readonly BlockRow[];
-  events: string;
+  events: CopyChunks;
   changes: ProjectionChanges;
 }
 
-/** `rows`: the COPY text of the events' rows, rendered where they were decoded, or here. */
-export function prepareBatch(blocks: readonly BlockRow[], events: DomainEvent[], rows = eventRowsText(events)): PreparedBatch {
+/** `rows`: the COPY text of the events' rows, rendered where they were decoded (a block's a chunk), or here. */
+export function prepareBatch(blocks: readonly BlockRow[], events: DomainEvent[], rows?: { events: CopyChunks; transfers: CopyChunks }): PreparedBatch {
+  if (rows === undefined) {
+    const text = eventRowsText(events);
+    rows = { events: [text.events], transfers: [text.transfers] };
+  }
   return { blocks, events: rows.events, changes: prepareProjections(events, rows.transfers) };
 }
 
 /** The heights rows will be written at: the blocks', and the events' where they come without blocks (imports). */
-function spansOf(blocks: readonly BlockRow[], events: readonly DomainEvent[] | string): { from: number; to: number }[] {
+function spansOf(blocks: readonly BlockRow[], events: readonly DomainEvent[] | CopyChunks): { from: number; to: number }[] {
   const heights = blocks.map((b) => b.height);
-  if (typeof events !== 'string') for (const e of events) heights.push(e.blockHeight);
+  if (!isCopyChunks(events)) for (const e of events) heights.push(e.blockHeight);
   return heights.map((h) => ({ from: h, to: h }));
 }
 

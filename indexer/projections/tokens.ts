@@ -6,6 +6,7 @@
 import { sql } from '../../db/kysely.ts';
 import type { Tx } from '../../db/connect.ts';
 import { copyRows } from '../../db/copy.ts';
+import type { CopyChunks } from '../../db/copy-text.ts';
 import { findKnownToken } from '../../near/known-tokens.ts';
 import { TRANSFER_COLUMNS, type DomainEvent } from '../event-rows.ts';
 
@@ -36,7 +37,7 @@ interface TokenChange {
 
 export interface TokenChanges {
   /** COPY text of the `transfers` rows. */
-  transfers: string;
+  transfers: CopyChunks;
   moves: BalanceMove[];
   tokens: TokenChange[];
   registrations: { contract: string; account: string; deposit: bigint; height: number }[];
@@ -44,7 +45,7 @@ export interface TokenChanges {
 
 /** What a batch's events (sorted by compareEvents) change in the token projections; `transfers` is their
  * `transfers` rows as COPY text (event-rows.ts). Pure. */
-export function prepareTokenChanges(events: readonly DomainEvent[], transfers: string): TokenChanges {
+export function prepareTokenChanges(events: readonly DomainEvent[], transfers: CopyChunks): TokenChanges {
   const moves = new Map<string, BalanceMove>();
   const tokens = new Map<string, TokenChange>();
   const registrations = new Map<string, { contract: string; account: string; deposit: bigint; height: number }>();
