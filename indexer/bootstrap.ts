@@ -4,7 +4,7 @@
 // `bootstrap:<dex>`, `bootstrap:metadata`), the projections and the checkpoint. `dexlake index` then goes on from
 // the next block, checking that it continues this one. Only an empty database is bootstrapped: the log's history
 // would otherwise disagree with the state read.
-import { inTransaction, type Db } from '../db/connect.ts';
+import type { Db } from '../db/connect.ts';
 import type { DexContracts } from '../dexes/contracts.ts';
 import { MethodMissing, type ChainAt, type Dex, type DexBootstrap } from '../dexes/dex.ts';
 import { DEXES } from '../dexes/index.ts';
@@ -12,7 +12,7 @@ import type { EventBase } from '../near/events.ts';
 import { isValidAccountId, NEAR_TOKEN_ID } from '../near/token-id.ts';
 import type { DomainEvent } from './event-rows.ts';
 import { blockHeader, fetchFtMetadata, RpcError, viewFunctionAt, viewStateAt, type BlockHeader } from './near-rpc.ts';
-import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoint } from './store.ts';
+import { appendToLog, applyProjections, inLogTransaction, notify, prepareProjections, saveCheckpoint } from './store.ts';
 
 export class BootstrapError extends Error {
   override name = 'BootstrapError';
@@ -114,7 +114,7 @@ async function bootstrapAt(options: BootstrapOptions): Promise<BootstrapSummary>
   summary.tokens = index;
   say(`token metadata: ${index} of ${tokens.size} tokens`);
 
-  await inTransaction(db, async (tx) => {
+  await inLogTransaction(db, async (tx) => {
     await appendToLog(tx, [{ height: header.height, hash: header.hash, prevHash: header.prevHash, timestampMs: header.timestampMs, gapBefore: 0 }], events);
     await applyProjections(tx, prepareProjections(events));
     await saveCheckpoint(tx.kysely, { height: header.height, hash: header.hash });

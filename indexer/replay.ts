@@ -2,7 +2,7 @@
 // a range of blocks into the log and then rebuilds. Each runs in one transaction, so a crash leaves the tables
 // as they were, and each is deterministic, so running it twice changes nothing.
 import { sql } from '../db/kysely.ts';
-import { inTransaction, type Db, type Tx } from '../db/connect.ts';
+import type { Db, Tx } from '../db/connect.ts';
 import { fromRow, type DomainEvent } from './event-rows.ts';
 import { MAINNET_CONTRACTS, type DexContracts } from '../dexes/contracts.ts';
 import type { Dex } from '../dexes/dex.ts';
@@ -12,7 +12,7 @@ import { createDecodePool, decodedBlocks } from './decode-pool.ts';
 import { partitionName, partitions } from './partitions.ts';
 import type { Progress } from './progress.ts';
 import type { BlockSource } from './sources/source.ts';
-import { appendToLog, applyProjections, notify, prepareProjections, saveCheckpoint, type BlockRow } from './store.ts';
+import { appendToLog, applyProjections, inLogTransaction, notify, prepareProjections, saveCheckpoint, type BlockRow } from './store.ts';
 
 /** Every table derived from the log (blocks and events are the log; checkpoints are the indexer's own). */
 export const PROJECTIONS = [
@@ -66,7 +66,7 @@ export async function projectLog(tx: Tx, after: number, progress?: Progress, chu
 }
 
 export async function rebuild(db: Db, progress?: Progress, chunk = REBUILD_CHUNK): Promise<number> {
-  return inTransaction(db, async (tx) => {
+  return inLogTransaction(db, async (tx) => {
     const events = await rebuildProjections(tx, progress, chunk);
     const head = await tx.kysely.selectFrom('blocks').select('height').orderBy('height', 'desc').limit(1).executeTakeFirst();
     await notify(tx.kysely, JSON.stringify({ height: head?.height ?? 0, all: true }));
@@ -112,7 +112,7 @@ export interface ReplayOptions {
 /** Replaces the log's blocks and events in [from, to] with what the source gives now, then rebuilds. */
 export async function replay({ db, source, from, to, signal, progress, contracts = MAINNET_CONTRACTS, dexes = DEXES }: ReplayOptions): Promise<{ blocks: number; events: number }> {
   if (from > to) throw new Error(`replay: --from ${from} is above --to ${to}`);
-  return inTransaction(db, async (tx) => {
+  return inLogTransaction(db, async (tx) => {
     await deleteBlockEvents(tx, from, to);
     await tx.kysely.deleteFrom('blocks').where('height', '>=', from).where('height', '<=', to).execute();
     const before = await tx.kysely.selectFrom('blocks').select('height').where('height', '<', from).orderBy('height', 'desc').limit(1).executeTakeFirst();

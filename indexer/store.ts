@@ -122,13 +122,26 @@ function spansOf(blocks: readonly BlockRow[], events: readonly DomainEvent[] | C
   return heights.map((h) => ({ from: h, to: h }));
 }
 
+/**
+ * A transaction that writes the log and the projections, run by one writer at a time: the indexer's batches, replay,
+ * rebuild, a pools import and a bootstrap take the same lock first, so one that runs beside another (an operator's
+ * `dexlake replay` while `dexlake start` indexes) waits for it instead of deadlocking on the tables both write
+ * (replay's TRUNCATE against a batch's rows).
+ */
+export function inLogTransaction<T>(db: Db, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return inTransaction(db, async (tx) => {
+    await sql`select pg_advisory_xact_lock(hashtext('dexlake log writer'))`.execute(tx.kysely);
+    return fn(tx);
+  });
+}
+
 /** One batch, all or nothing: log, projections, checkpoint, NOTIFY. */
 export async function writeBatch(db: Db, batch: PreparedBatch): Promise<void> {
   const last = batch.blocks.at(-1);
   if (!last) return;
   // Outside the batch's transaction, so that a new partition locks its table for a moment, not for the batch.
   await ensurePartitions(db.pool, spansOf(batch.blocks, batch.events));
-  await inTransaction(db, async (tx) => {
+  await inLogTransaction(db, async (tx) => {
     await appendToLog(tx, batch.blocks, batch.events);
     const changed = await applyProjections(tx, batch.changes);
     await saveCheckpoint(tx.kysely, { height: last.height, hash: last.hash });

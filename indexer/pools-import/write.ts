@@ -2,9 +2,8 @@
 // the projections follow, in one transaction. The checkpoint is not touched: the indexer starts where its
 // checkpoint or --from says (after an import at H: `dexlake index --from H+1`).
 import type { Db } from '../../db/connect.ts';
-import { inTransaction } from '../../db/connect.ts';
 import { rebuildProjections } from '../replay.ts';
-import { appendToLog, applyProjections, notify, notifyPayload, prepareProjections } from '../store.ts';
+import { appendToLog, applyProjections, inLogTransaction, notify, notifyPayload, prepareProjections } from '../store.ts';
 import type { Dex } from '../../dexes/dex.ts';
 import type { PoolStateEvent } from '../../dexes/events.ts';
 import { importReceiptId } from './events.ts';
@@ -24,7 +23,7 @@ export interface ImportWritten {
  */
 export async function writeImport(db: Db, dex: Dex, height: number, events: readonly PoolStateEvent[]): Promise<ImportWritten> {
   if (events.some((e) => e.blockHeight !== height)) throw new Error(`writeImport: every event must be at height ${height}`);
-  return inTransaction(db, async (tx) => {
+  return inLogTransaction(db, async (tx) => {
     const deleted = await tx.kysely.deleteFrom('events').where('block_height', '=', height).where('receipt_id', '=', importReceiptId(dex)).executeTakeFirst();
     const replaced = Number(deleted.numDeletedRows);
     const later = await tx.kysely.selectFrom('events').select('block_height').where('block_height', '>=', height).limit(1).executeTakeFirst();
