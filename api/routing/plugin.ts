@@ -67,7 +67,10 @@ export function routing(app: FastifyInstance, { db, network, quoteRelayUrl = nul
   let stop: (() => Promise<void>) | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
-  const onError = (err: Error) => app.log.warn({ err: err.message }, 'routing: pool graph refresh failed');
+  // A refresh still running when the server closes fails on the closed database: that is the stop, not a failure.
+  const onError = (err: Error) => {
+    if (!closed) app.log.warn({ err: err.message }, 'routing: pool graph refresh failed');
+  };
   const start = async (): Promise<void> => {
     try {
       const stopListening = await graph.listen(onError);
